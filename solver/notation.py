@@ -1,0 +1,100 @@
+"""Actions and their tokens (RULES.md section 7): `D`, `R`, `CARD:FROM>TO`, auto-play with `*`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import format_card, parse_card
+from .errors import CardError, KlondikeError
+
+WASTE = "W"
+FOUNDATION = "F"
+
+
+class TokenError(KlondikeError):
+    """A token that is not in the notation of RULES.md section 7."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action: kind is "draw", "recycle" or "move".
+
+    For a move, `card` is the moved card (the lowest of a run), `source` is "W", "F" or a pile
+    number 1..7 and `target` is "F" or a pile number. `auto` marks a move made by auto-play.
+    """
+
+    kind: str
+    card: int | None = None
+    source: str | int | None = None
+    target: str | int | None = None
+    auto: bool = False
+
+    @property
+    def token(self) -> str:
+        """The RULES.md section 7 token of this action."""
+        if self.kind == "draw":
+            return "D"
+        if self.kind == "recycle":
+            return "R"
+        star = "*" if self.auto else ""
+        return f"{format_card(self.card)}:{self.source}>{self.target}{star}"
+
+    def __str__(self) -> str:
+        return self.token
+
+
+DRAW = Action("draw")
+RECYCLE = Action("recycle")
+
+
+def move(card: int, source, target, auto: bool = False) -> Action:
+    """A move action."""
+    return Action("move", card, source, target, auto)
+
+
+def _parse_place(text: str, allowed: str, token: str):
+    if text in allowed:
+        return text
+    if text.isdigit() and 1 <= int(text) <= 7:
+        return int(text)
+    raise TokenError(f"bad token {token!r}: place {text!r} is not one of {', '.join(allowed)} or 1..7")
+
+
+def parse_token(token: str) -> Action:
+    """Parse one token; raises TokenError with the reason."""
+    text = token.strip()
+    if text.upper() == "D":
+        return DRAW
+    if text.upper() == "R":
+        return RECYCLE
+    auto = text.endswith("*")
+    body = text[:-1] if auto else text
+    if ":" not in body or ">" not in body:
+        raise TokenError(f"bad token {token!r}: expected D, R or CARD:FROM>TO (e.g. 9h:W>3)")
+    card_text, _, places = body.partition(":")
+    source_text, _, target_text = places.partition(">")
+    try:
+        card = parse_card(card_text)
+    except CardError as err:
+        raise TokenError(f"bad token {token!r}: {err}") from None
+    source = _parse_place(source_text.upper(), "WF", token)
+    target = _parse_place(target_text.upper(), "F", token)
+    if source == target:
+        raise TokenError(f"bad token {token!r}: source and target are the same")
+    return Action("move", card, source, target, auto)
+
+
+def parse_line(text: str) -> list[str]:
+    """Split a line given as text (whitespace, commas, or a JSON list) into tokens."""
+    stripped = text.strip()
+    if stripped.startswith("["):
+        import json
+
+        try:
+            tokens = json.loads(stripped)
+        except json.JSONDecodeError as err:
+            raise TokenError(f"bad line: not a JSON list of tokens ({err})") from None
+        if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+            raise TokenError("bad line: a JSON line is a list of token strings")
+        return tokens
+    return stripped.replace(",", " ").split()

@@ -1,0 +1,182 @@
+"""Positions as text (a readable picture that parses back) and as JSON; both round-trip.
+
+Text form, one item per line::
+
+    foundations: c=1 d=0 h=0 s=0
+    stock: 8s Jh 9c          (the first card drawn first; `-` when empty)
+    waste: 2d Qd             (the top last; `-` when empty)
+    pass: 1
+    1: [8s] [Jh] 9c 8h       (face-down cards in brackets, bottom to top; `-` when empty)
+    ...
+    7: [2s] ... Kd
+
+An unknown card is written `??` (`[??]` face down): used by hints from what a player can see.
+The terminal picture is the same text with suit symbols and red cards in colour; it parses too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .cards import SUITS, format_card, parse_card, pretty_card, suit_of, value_of
+from .errors import CardError, PositionError
+from .game import PILES, Position
+
+UNKNOWN = -1
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _code(card: int, colour: bool | None) -> str:
+    if card == UNKNOWN:
+        return "??"
+    return format_card(card) if colour is None else pretty_card(card, colour)
+
+
+def to_text(position: Position, symbols: bool = False, colour: bool = False) -> str:
+    """The text picture of a position; `symbols` uses ♣♦♥♠, `colour` adds ANSI red."""
+    style = colour if symbols else None
+
+    def cards_text(cards):
+        return " ".join(_code(c, style) for c in cards) if cards else "-"
+
+    lines = ["foundations: " + " ".join(f"{s}={position.foundations[i]}" for i, s in enumerate(SUITS)),
+             f"stock: {cards_text(position.stock)}",
+             f"waste: {cards_text(position.waste)}",
+             f"pass: {position.pass_number}"]
+    for index, pile in enumerate(position.piles):
+        down = position.face_down[index]
+        parts = [f"[{_code(c, style)}]" for c in pile[:down]] + [_code(c, style) for c in pile[down:]]
+        lines.append(f"{index + 1}: " + (" ".join(parts) if parts else "-"))
+    return "\n".join(lines) + "\n"
+
+
+def _parse_card_or_unknown(text: str, allow_unknown: bool) -> int:
+    if text == "??":
+        if not allow_unknown:
+            raise PositionError("unknown cards (??) are not allowed here")
+        return UNKNOWN
+    try:
+        return parse_card(text)
+    except CardError as err:
+        raise PositionError(str(err)) from None
+
+
+def from_text(text: str, allow_unknown: bool = False) -> Position:
+    """Parse the text picture (plain or with symbols and colour) into a checked Position."""
+    fields: dict[str, str] = {}
+    for raw in _ANSI.sub("", text).splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, sep, value = line.partition(":")
+        if not sep:
+            raise PositionError(f"bad position line {raw.strip()!r}: expected 'name: value'")
+        fields[key.strip().lower()] = value.strip()
+    missing = [k for k in ["foundations", "stock", "waste"] + [str(i) for i in range(1, PILES + 1)] if k not in fields]
+    if missing:
+        raise PositionError(f"position text lacks the line(s): {', '.join(missing)}")
+    foundations = [0, 0, 0, 0]
+    for item in fields["foundations"].split():
+        suit, _, count = item.partition("=")
+        if suit.lower() not in SUITS or not count.isdigit() or int(count) > 13:
+            raise PositionError(f"bad foundation {item!r}: expected c=N d=N h=N s=N with N 0..13")
+        foundations[SUITS.index(suit.lower())] = int(count)
+
+    def card_list(value):
+        return [] if value == "-" else [_parse_card_or_unknown(t, allow_unknown) for t in value.split()]
+
+    piles, face_down = [], []
+    for index in range(1, PILES + 1):
+        pile, down, seen_up = [], 0, False
+        value = fields[str(index)]
+        for token in ([] if value == "-" else value.split()):
+            if token.startswith("[") and token.endswith("]"):
+                if seen_up:
+                    raise PositionError(f"pile {index}: a face-down card above a face-up one")
+                down += 1
+                token = token[1:-1]
+            else:
+                seen_up = True
+            pile.append(_parse_card_or_unknown(token, allow_unknown))
+        piles.append(pile)
+        face_down.append(down)
+    pass_text = fields.get("pass", "1")
+    if not pass_text.isdigit() or int(pass_text) < 1:
+        raise PositionError(f"bad pass number {pass_text!r}")
+    position = Position(piles, face_down, card_list(fields["stock"]), card_list(fields["waste"]),
+                        foundations, int(pass_text))
+    check_position(position, allow_unknown)
+    return position
+
+
+def to_json(position: Position) -> dict:
+    """The JSON form of a position."""
+    return {
+        "foundations": {s: position.foundations[i] for i, s in enumerate(SUITS)},
+        "stock": [_code(c, None) for c in position.stock],
+        "waste": [_code(c, None) for c in position.waste],
+        "pass": position.pass_number,
+        "tableau": [{"face_down": [_code(c, None) for c in pile[:down]],
+                     "face_up": [_code(c, None) for c in pile[down:]]}
+                    for pile, down in zip(position.piles, position.face_down)],
+    }
+
+
+def from_json(data, allow_unknown: bool = False) -> Position:
+    """Parse the JSON form (a dict or a JSON string) into a checked Position."""
+    try:
+        if isinstance(data, str):
+            data = json.loads(data)
+        foundations = [int(data["foundations"][s]) for s in SUITS]
+        tableau = data["tableau"]
+        if len(tableau) != PILES:
+            raise PositionError(f"a position has {PILES} piles, got {len(tableau)}")
+        piles, face_down = [], []
+        for pile in tableau:
+            down = [_parse_card_or_unknown(c, allow_unknown) for c in pile["face_down"]]
+            up = [_parse_card_or_unknown(c, allow_unknown) for c in pile["face_up"]]
+            piles.append(down + up)
+            face_down.append(len(down))
+        position = Position(piles, face_down,
+                            [_parse_card_or_unknown(c, allow_unknown) for c in data["stock"]],
+                            [_parse_card_or_unknown(c, allow_unknown) for c in data["waste"]],
+                            foundations, int(data.get("pass", 1)))
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        if isinstance(err, PositionError):
+            raise
+        raise PositionError(f"bad position JSON: {err}") from None
+    check_position(position, allow_unknown)
+    return position
+
+
+def check_position(position: Position, allow_unknown: bool = False) -> None:
+    """Raise PositionError unless the position could occur: 52 cards, no duplicates, sane piles."""
+    if any(not 0 <= f <= 13 for f in position.foundations):
+        raise PositionError("a foundation holds 0..13 cards")
+    on_foundations = {s * 13 + v for s in range(4) for v in range(position.foundations[s])}
+    seen: dict[int, str] = {c: "a foundation" for c in on_foundations}
+    unknown = 0
+    places = [("the stock", position.stock), ("the waste", position.waste)]
+    places += [(f"pile {i + 1}", pile) for i, pile in enumerate(position.piles)]
+    for where, cards in places:
+        for card in cards:
+            if card == UNKNOWN:
+                unknown += 1
+                continue
+            if card in seen:
+                raise PositionError(f"duplicate card {format_card(card)} (in {where} and {seen[card]})")
+            seen[card] = where
+    if len(seen) + unknown != 52:
+        raise PositionError(f"a position holds 52 cards, this one {len(seen) + unknown}")
+    for index, (pile, down) in enumerate(zip(position.piles, position.face_down)):
+        if down and down >= len(pile):
+            raise PositionError(f"pile {index + 1}: the top card must be face up")
+        if any(c == UNKNOWN for c in pile[down:]) or any(c == UNKNOWN for c in position.waste):
+            raise PositionError("only face-down cards (tableau and stock) may be unknown")
+        up = pile[down:]
+        for lower, upper in zip(up, up[1:]):
+            if not (value_of(upper) + 1 == value_of(lower) and (suit_of(upper) in (1, 2)) != (suit_of(lower) in (1, 2))):
+                raise PositionError(f"pile {index + 1}: {format_card(upper)} cannot lie on {format_card(lower)}")
+    if position.pass_number < 1:
+        raise PositionError("the pass number starts at 1")

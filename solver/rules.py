@@ -1,0 +1,129 @@
+"""Rulesets (RULES.md section 5): four presets, every parameter overridable."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from .errors import RulesError
+
+SCORINGS = ("harmony", "duel")
+TIME_LIMIT_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One set of rules.
+
+    passes: the number of passes through the stock (1 = no recycle), or None for unlimited.
+    scoring: "harmony", "duel" or None (no points: the objective is the fewest actions).
+    seconds_per_action: the clock model; None switches the clock off.
+    """
+
+    name: str = "classic"
+    draw: int = 1
+    passes: int | None = 1
+    foundation_to_tableau: bool = False
+    auto_play: bool = False
+    scoring: str | None = None
+    seconds_per_action: float | None = 1.0
+
+    def __post_init__(self):
+        if self.draw not in (1, 3):
+            raise RulesError(f"draw must be 1 or 3, got {self.draw}")
+        if self.passes is not None and (not isinstance(self.passes, int) or self.passes < 1):
+            raise RulesError(f"passes must be a whole number >= 1 or unlimited, got {self.passes}")
+        if self.scoring is not None and self.scoring not in SCORINGS:
+            raise RulesError(f"unknown scoring {self.scoring!r} (choose harmony, duel or none)")
+        if self.seconds_per_action is not None and not self.seconds_per_action > 0:
+            raise RulesError("seconds per action must be > 0")
+
+    @property
+    def clock_on(self) -> bool:
+        """True when the clock counts (time bonus and the 300 s limit apply to scoring)."""
+        return self.seconds_per_action is not None
+
+    def recycles_allowed(self, passes_started: int) -> bool:
+        """True if a recycle is allowed after `passes_started` passes have begun."""
+        return self.passes is None or passes_started < self.passes
+
+    def with_overrides(self, **overrides) -> "Ruleset":
+        """A copy with the given parameters changed (None values are ignored except where noted).
+
+        The name gets a `+` suffix when any parameter differs from the preset.
+        """
+        changes = {k: v for k, v in overrides.items() if v is not _UNSET}
+        if not changes:
+            return self
+        changed = replace(self, **changes)
+        preset = PRESETS.get(self.name)
+        if preset is not None and asdict(replace(changed, name=self.name)) != asdict(preset):
+            changed = replace(changed, name=self.name + "+")
+        return changed
+
+    def to_json(self) -> dict:
+        """The JSON form used in command output."""
+        data = asdict(self)
+        data["passes"] = "unlimited" if self.passes is None else self.passes
+        data["clock"] = self.clock_on
+        return data
+
+    def describe(self) -> str:
+        """One line for people: `classic: draw 1, 1 pass, ...`."""
+        passes = "unlimited passes" if self.passes is None else f"{self.passes} pass" + ("es" if self.passes > 1 else "")
+        parts = [f"draw {self.draw}", passes,
+                 "foundation->tableau" if self.foundation_to_tableau else "no foundation->tableau",
+                 "auto-play" if self.auto_play else "no auto-play",
+                 f"scoring {self.scoring}" if self.scoring else "no scoring"]
+        if self.clock_on:
+            parts.append(f"clock {self.seconds_per_action:g} s/action")
+        else:
+            parts.append("no clock")
+        return f"{self.name}: " + ", ".join(parts)
+
+
+class _Unset:
+    def __repr__(self):
+        return "UNSET"
+
+
+_UNSET = _Unset()
+UNSET = _UNSET  # marker: "option not given"
+
+PRESETS: dict[str, Ruleset] = {
+    "classic": Ruleset("classic", draw=1, passes=1),
+    "classic-draw3": Ruleset("classic-draw3", draw=3, passes=3),
+    "harmony": Ruleset("harmony", draw=1, passes=None, foundation_to_tableau=True, auto_play=True,
+                       scoring="harmony"),
+    "duel": Ruleset("duel", draw=3, passes=None, foundation_to_tableau=True, auto_play=True,
+                    scoring="duel"),
+}
+
+
+def get_ruleset(name: str) -> Ruleset:
+    """The preset of that name, or RulesError naming the known presets."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise RulesError(f"unknown ruleset {name!r} (choose {', '.join(PRESETS)})") from None
+
+
+def parse_passes(text: str) -> int | None:
+    """`3` -> 3, `unlimited` -> None."""
+    if str(text).lower() in ("unlimited", "inf", "none"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise RulesError(f"passes must be a whole number >= 1 or 'unlimited', got {text!r}") from None
+    if value < 1:
+        raise RulesError(f"passes must be >= 1, got {value}")
+    return value
+
+
+def parse_scoring(text: str) -> str | None:
+    """`harmony`, `duel` or `none` -> the scoring name or None."""
+    if text.lower() == "none":
+        return None
+    if text.lower() not in SCORINGS:
+        raise RulesError(f"unknown scoring {text!r} (choose harmony, duel or none)")
+    return text.lower()
