@@ -1,0 +1,61 @@
+"""Lines: turning the solver's macro-moves into RULES.md 7 tokens, checked by the reference engine.
+
+The numba core reports each step of a line as (source, target, index, talon steps). Here each
+step is played on the reference engine: its talon steps become `D`/`R` actions, its move becomes
+a `CARD:FROM>TO` token, and the engine adds the auto-play tokens (`*`). If the engine refuses a
+step, or the line does not end as the solver claims, the solver has a bug and we say so.
+"""
+
+from __future__ import annotations
+
+from .deal import Deal
+from .errors import KlondikeError
+from .game import Game, Position
+from .movegen import FOUNDATION_PLACE, NOWHERE, PILES, WASTE
+from .notation import DRAW, RECYCLE, move
+from .rules import Ruleset
+
+
+class SolverBug(KlondikeError):
+    """The solver produced a line the reference engine rejects: a bug, never a user error."""
+
+
+def _place(code: int):
+    return "F" if code == FOUNDATION_PLACE else code + 1
+
+
+def play_macro(game: Game, source: int, target: int, index: int, steps: int) -> None:
+    """Play one macro-move on the engine: `steps` talon actions, then the move (if any)."""
+    for _ in range(steps):
+        game.apply(DRAW if game.position.stock else RECYCLE)
+    if source == NOWHERE:
+        return
+    pos = game.position
+    if source < PILES:
+        card = pos.piles[source][index]
+    elif source == WASTE:
+        card = pos.waste_top
+        source_place = "W"
+    else:
+        card = pos.foundation_top(index)
+    source_place = "W" if source == WASTE else ("F" if source == FOUNDATION_PLACE else source + 1)
+    game.apply(move(card, source_place, _place(target)))
+
+
+def expand(deal: Deal, rules: Ruleset, macros, start: Position | None = None) -> Game:
+    """Play a list of macro-moves from the deal (or `start`) on the engine; return the game.
+
+    Raises SolverBug if the engine refuses a step.
+    """
+    game = Game(deal, rules, start)
+    for step, (source, target, index, steps) in enumerate(macros):
+        try:
+            play_macro(game, int(source), int(target), int(index), int(steps))
+        except (KlondikeError, IndexError, TypeError) as err:
+            raise SolverBug(f"the engine rejects step {step} of the solver's line: {err}") from None
+    return game
+
+
+def tokens(game: Game) -> list[str]:
+    """The tokens of everything played in a game, auto-play moves marked with `*`."""
+    return [action.token for action in game.line]

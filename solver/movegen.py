@@ -1,0 +1,411 @@
+"""Move generation and application for the numba core, over the state arrays of `state`.
+
+The stock is handled as macro-moves (the "K+" representation): instead of searching each draw,
+every card that repeated drawing (and recycling, where the pass limit allows) can bring to the
+waste top is a candidate, with the number of talon actions (draws and recycles) it costs.
+
+A move is a row of ``MOVE_FIELDS`` int16: source, target, index, talon steps, priority.
+Sources: pile 0..6, ``WASTE``, ``FOUNDATION_PLACE`` (index = suit), ``NOWHERE`` (talon actions
+only). Targets: pile 0..6, ``FOUNDATION_PLACE``, ``NOWHERE``. For a pile source, index is the
+position in the pile of the lowest moved card.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .state import (CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
+                    PILE_SLOTS, PILES, TALON, TALON_LEN, TALON_SLOTS, WASTE_COUNT, MAX_PASS_HASHED)
+
+WASTE = 7
+FOUNDATION_PLACE = 8
+NOWHERE = 9
+
+MOVE_SOURCE, MOVE_TARGET, MOVE_INDEX, MOVE_STEPS, MOVE_PRIORITY = 0, 1, 2, 3, 4
+MOVE_FIELDS = 5
+MAX_MOVES = 256
+
+# Parameters of a search (an int32 array), set from a Ruleset by `search`.
+PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE = 0, 1, 2, 3, 4
+PARAM_SIZE = 8
+
+
+@njit(cache=True)
+def pile_top(state, pile):
+    """The top card of a pile, or -1 when it is empty."""
+    length = state[PILE_LEN + pile]
+    if length == 0:
+        return -1
+    return state[PILE_CARDS + pile * PILE_SLOTS + length - 1]
+
+
+@njit(cache=True)
+def fits_on(card, base):
+    """True if `card` may lie on `base` in the tableau (one lower, other colour)."""
+    return CARD_VALUE[card] + 1 == CARD_VALUE[base] and CARD_RED[card] != CARD_RED[base]
+
+
+@njit(cache=True)
+def goes_to_foundation(state, card):
+    """True if `card` is the next card of its suit's foundation."""
+    return state[FOUNDATION + CARD_SUIT[card]] == CARD_VALUE[card] - 1
+
+
+@njit(cache=True)
+def lowest_foundation(state):
+    """The smallest foundation count."""
+    low = state[FOUNDATION]
+    for s in range(1, 4):
+        if state[FOUNDATION + s] < low:
+            low = state[FOUNDATION + s]
+    return low
+
+
+@njit(cache=True)
+def auto_playable(state, card):
+    """RULES.md 4 auto-play test: an ace, or a card all four of whose lower cards are up."""
+    if not goes_to_foundation(state, card):
+        return False
+    return CARD_VALUE[card] == 1 or lowest_foundation(state) >= CARD_VALUE[card] - 1
+
+
+@njit(cache=True)
+def safe_to_foundation(state, card, foundation_to_tableau):
+    """True if moving `card` to its foundation now cannot lose a win (a forced move).
+
+    - Value <= 2: nothing useful can lie on it (an ace only builds on a foundation, and an ace
+      that could lie on a 2 can go to its own, empty-based foundation instead), so keeping it
+      in play only blocks.
+    - Without foundation->tableau: when both foundations of the other colour already hold the
+      cards one lower, no card can ever again be placed on it, so it is useless in play; taking
+      it up only uncovers the card below (more options, never fewer).
+    """
+    if not goes_to_foundation(state, card):
+        return False
+    value = CARD_VALUE[card]
+    if value <= 2:
+        return True
+    if foundation_to_tableau:
+        return False
+    red = CARD_RED[card]
+    for s in range(4):
+        if CARD_RED[s * 13] != red and state[FOUNDATION + s] < value - 1:
+            return False
+    return True
+
+
+@njit(cache=True)
+def turn_top(state, pile):
+    """Turn a face-down card left on top of a pile; returns 1 if a card was turned."""
+    length = state[PILE_LEN + pile]
+    if length > 0 and state[FACE_DOWN + pile] == length:
+        state[FACE_DOWN + pile] = length - 1
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def remove_waste_top(state):
+    """Delete the waste top from the talon sequence."""
+    waste_count = state[WASTE_COUNT]
+    length = state[TALON_LEN]
+    for i in range(waste_count - 1, length - 1):
+        state[TALON + i] = state[TALON + i + 1]
+    state[TALON_LEN] = length - 1
+    state[WASTE_COUNT] = waste_count - 1
+
+
+@njit(cache=True)
+def talon_step(state, draw, pass_limit):
+    """One talon action: draw if the stock is not empty, else recycle if allowed. False if neither."""
+    length = state[TALON_LEN]
+    waste_count = state[WASTE_COUNT]
+    if waste_count < length:
+        waste_count += draw
+        state[WASTE_COUNT] = waste_count if waste_count < length else length
+        return True
+    if length > 0 and (pass_limit == 0 or state[PASS] < pass_limit):
+        state[WASTE_COUNT] = 0
+        if state[PASS] < MAX_PASS_HASHED:
+            state[PASS] += 1
+        return True
+    return False
+
+
+@njit(cache=True)
+def put_on_foundation(state, card):
+    """Place a card on its foundation."""
+    state[FOUNDATION + CARD_SUIT[card]] += 1
+
+
+@njit(cache=True)
+def auto_play(state):
+    """RULES.md 4: move every auto-playable waste top or pile top up, waste first, until none.
+
+    Returns the number of face-down cards turned on the way.
+    """
+    turned = 0
+    moved = True
+    while moved:
+        moved = False
+        waste_count = state[WASTE_COUNT]
+        if waste_count > 0:
+            card = state[TALON + waste_count - 1]
+            if auto_playable(state, card):
+                remove_waste_top(state)
+                put_on_foundation(state, card)
+                moved = True
+                continue
+        for pile in range(PILES):
+            card = pile_top(state, pile)
+            if card >= 0 and auto_playable(state, card):
+                state[PILE_LEN + pile] -= 1
+                turned += turn_top(state, pile)
+                put_on_foundation(state, card)
+                moved = True
+                break
+    return turned
+
+
+@njit(cache=True)
+def auto_play_pending(state):
+    """True if a card is auto-playable now (only possible before the first action)."""
+    waste_count = state[WASTE_COUNT]
+    if waste_count > 0 and auto_playable(state, state[TALON + waste_count - 1]):
+        return True
+    for pile in range(PILES):
+        card = pile_top(state, pile)
+        if card >= 0 and auto_playable(state, card):
+            return True
+    return False
+
+
+@njit(cache=True)
+def moved_card(state, move):
+    """The card a move carries (the lowest of a run), or -1 for talon actions only.
+
+    For a waste move the talon steps must already have been made on `state`.
+    """
+    source = move[MOVE_SOURCE]
+    if source < PILES:
+        return state[PILE_CARDS + source * PILE_SLOTS + move[MOVE_INDEX]]
+    if source == WASTE:
+        return state[TALON + state[WASTE_COUNT] - 1]
+    if source == FOUNDATION_PLACE:
+        return move[MOVE_INDEX] * 13 + state[FOUNDATION + move[MOVE_INDEX]] - 1
+    return -1
+
+
+@njit(cache=True)
+def apply_move(state, move, params):
+    """Play a move on `state` in place: talon steps, the move, turning, then auto-play.
+
+    Returns the number of face-down cards turned.
+    """
+    draw = params[PARAM_DRAW]
+    pass_limit = params[PARAM_PASS_LIMIT]
+    for _ in range(move[MOVE_STEPS]):
+        talon_step(state, draw, pass_limit)
+    source = move[MOVE_SOURCE]
+    target = move[MOVE_TARGET]
+    turned = 0
+    if source != NOWHERE:
+        card = moved_card(state, move)
+        count = 1
+        if source < PILES:
+            count = state[PILE_LEN + source] - move[MOVE_INDEX]
+            if target < PILES:
+                src_base = PILE_CARDS + source * PILE_SLOTS + move[MOVE_INDEX]
+                dst_base = PILE_CARDS + target * PILE_SLOTS + state[PILE_LEN + target]
+                for i in range(count):
+                    state[dst_base + i] = state[src_base + i]
+                state[PILE_LEN + target] += count
+            state[PILE_LEN + source] = move[MOVE_INDEX]
+            turned += turn_top(state, source)
+        elif source == WASTE:
+            remove_waste_top(state)
+            if target < PILES:
+                state[PILE_CARDS + target * PILE_SLOTS + state[PILE_LEN + target]] = card
+                state[PILE_LEN + target] += 1
+        else:  # from a foundation: only to a pile
+            state[FOUNDATION + move[MOVE_INDEX]] -= 1
+            state[PILE_CARDS + target * PILE_SLOTS + state[PILE_LEN + target]] = card
+            state[PILE_LEN + target] += 1
+        if target == FOUNDATION_PLACE:
+            put_on_foundation(state, card)
+    if params[PARAM_AUTO]:
+        turned += auto_play(state)
+    return turned
+
+
+@njit(cache=True)
+def _add(moves, count, source, target, index, steps, priority):
+    """Append a move; silently ignored past MAX_MOVES (callers size the array generously)."""
+    if count < MAX_MOVES:
+        moves[count, MOVE_SOURCE] = source
+        moves[count, MOVE_TARGET] = target
+        moves[count, MOVE_INDEX] = index
+        moves[count, MOVE_STEPS] = steps
+        moves[count, MOVE_PRIORITY] = priority
+    return count + 1
+
+
+@njit(cache=True)
+def _card_targets(state, moves, count, card, source, index, steps, priority, skip_pile, king_at_bottom):
+    """Add the moves of `card` (alone or under a run) to every pile it fits on.
+
+    Piles are interchangeable, so one empty pile stands for all (the canonical hash makes them
+    the same state). A king already at the bottom of its pile gains nothing on another empty pile.
+    """
+    empty_done = king_at_bottom
+    for pile in range(PILES):
+        if pile == skip_pile:
+            continue
+        top = pile_top(state, pile)
+        if top < 0:
+            if CARD_VALUE[card] == 13 and not empty_done:
+                count = _add(moves, count, source, pile, index, steps, priority)
+                empty_done = True
+        elif fits_on(card, top):
+            count = _add(moves, count, source, pile, index, steps, priority)
+    return count
+
+
+@njit(cache=True)
+def _talon_moves(state, params, moves, count, pending):
+    """Macro-moves from the stock and waste: every card that repeated talon actions can bring
+    to the waste top, to a foundation or a pile, costing that many actions.
+
+    Positions come in dealing order; once a position repeats one already offered in this pass,
+    the rest repeats too and is dominated (same cards reachable, more actions, more passes used).
+    With auto-play, a drawn card that auto-plays changes the position, so the enumeration offers
+    the draws up to that point as a move of their own and stops there: every later draw passes
+    through that position.
+    """
+    draw = params[PARAM_DRAW]
+    pass_limit = params[PARAM_PASS_LIMIT]
+    auto = params[PARAM_AUTO]
+    length = state[TALON_LEN]
+    if length == 0:
+        return count
+    seen = np.zeros(TALON_SLOTS + 1, dtype=np.bool_)
+    waste_count = state[WASTE_COUNT]
+    passes = state[PASS]
+    seen[waste_count] = True
+    steps = 0
+    recycled = False
+    while True:
+        if waste_count > 0:
+            card = state[TALON + waste_count - 1]
+            if steps > 0 and auto and (pending or auto_playable(state, card)):
+                return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
+            if goes_to_foundation(state, card):
+                count = _add(moves, count, WASTE, FOUNDATION_PLACE, 0, steps, 70 * 64 - steps)
+            count = _card_targets(state, moves, count, card, WASTE, 0, steps, 50 * 64 - steps, -1, False)
+        elif steps > 0 and auto and pending:
+            return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
+        # next talon position
+        if waste_count < length:
+            waste_count = waste_count + draw if waste_count + draw < length else length
+        elif not recycled and (pass_limit == 0 or passes < pass_limit):
+            waste_count = 0
+            passes += 1
+            recycled = True
+        else:
+            return count
+        steps += 1
+        if recycled:
+            if waste_count > 0 and seen[waste_count]:
+                return count
+        else:
+            seen[waste_count] = True
+        if steps > 60:
+            return count
+    return count
+
+
+@njit(cache=True)
+def generate_moves(state, params, moves):
+    """Fill `moves` with the moves of `state`, best first; returns how many.
+
+    With pruning on (winnability), a safe move to the foundation is returned alone.
+    """
+    prune = params[PARAM_PRUNE]
+    f2t = params[PARAM_F2T]
+    auto = params[PARAM_AUTO]
+    count = 0
+    if prune:
+        for pile in range(PILES):
+            card = pile_top(state, pile)
+            if card >= 0 and safe_to_foundation(state, card, f2t):
+                return _add(moves, 0, pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0, 0)
+        waste_count = state[WASTE_COUNT]
+        # Taking a draw-1 waste card away only skips it in every later pass; with draw 3 it would
+        # shift the grouping of later draws, so it is not forced there.
+        if params[PARAM_DRAW] == 1 and waste_count > 0:
+            card = state[TALON + waste_count - 1]
+            if safe_to_foundation(state, card, f2t):
+                return _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, 0, 0)
+    pending = auto and auto_play_pending(state)
+    for pile in range(PILES):
+        length = state[PILE_LEN + pile]
+        if length == 0:
+            continue
+        down = state[FACE_DOWN + pile]
+        base = PILE_CARDS + pile * PILE_SLOTS
+        top = state[base + length - 1]
+        if goes_to_foundation(state, top):
+            priority = 90 if (length - 1 == down and down > 0) else 60
+            count = _add(moves, count, pile, FOUNDATION_PLACE, length - 1, 0, priority * 64)
+        for index in range(down, length):
+            card = state[base + index]
+            if index == down:
+                if down > 0:
+                    priority = 80 * 64 + down
+                else:
+                    priority = 40 * 64
+                count = _card_targets(state, moves, count, card, pile, index, 0, priority, pile, index == 0)
+            else:
+                # Moving only the upper part of a run: needed only when the card it uncovers
+                # can then go to its foundation (Blake & Gent, Appendix B); otherwise the same
+                # cards could be played onto the twin base directly.
+                below = state[base + index - 1]
+                if not prune or goes_to_foundation(state, below):
+                    count = _card_targets(state, moves, count, card, pile, index, 0, 30 * 64, pile, False)
+    count = _talon_moves(state, params, moves, count, pending)
+    if f2t:
+        for suit in range(4):
+            height = state[FOUNDATION + suit]
+            if height == 0:
+                continue
+            card = suit * 13 + height - 1
+            value = CARD_VALUE[card]
+            if prune and value == 1:
+                continue  # an ace in the tableau is only ever a blocker
+            if auto:
+                # it would be auto-played straight back: the move changes nothing but the clock
+                back = True
+                for other in range(4):
+                    if other != suit and state[FOUNDATION + other] < value - 1:
+                        back = False
+                if value == 1 or back:
+                    continue
+            count = _card_targets(state, moves, count, card, FOUNDATION_PLACE, suit, 0, 10 * 64, -1, False)
+    if count > MAX_MOVES:
+        count = MAX_MOVES  # cannot happen in Klondike (at most ~170); guarded all the same
+    _sort_moves(moves, count)
+    return count
+
+
+@njit(cache=True)
+def _sort_moves(moves, count):
+    """Insertion sort by priority, highest first (stable, so generation order breaks ties)."""
+    for i in range(1, count):
+        j = i
+        while j > 0 and moves[j - 1, MOVE_PRIORITY] < moves[j, MOVE_PRIORITY]:
+            for f in range(MOVE_FIELDS):
+                tmp = moves[j - 1, f]
+                moves[j - 1, f] = moves[j, f]
+                moves[j, f] = tmp
+            j -= 1

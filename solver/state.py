@@ -1,0 +1,106 @@
+"""The compact state of the numba core: one flat int8 array per position, and its hash.
+
+Layout (offsets into the array):
+
+- ``PILE_CARDS + 20*p + i``: card i (bottom = 0) of pile p (0..6); ``PILE_LEN + p`` cards in
+  pile p, of which the first ``FACE_DOWN + p`` are face down.
+- ``FOUNDATION + s``: number of cards on the foundation of suit s (c d h s).
+- ``TALON + i``: the stock and waste as one sequence in dealing order: the first ``WASTE_COUNT``
+  cards are the waste (top = the last of them), the rest up to ``TALON_LEN`` are the stock (the
+  next to be drawn first). A card played from the waste is deleted from the sequence, so the
+  remaining set of talon cards fixes the sequence.
+- ``PASS``: the pass in progress (1 = first).
+
+The hash is Zobrist-style and canonical: a pile's part of it does not depend on which of the
+seven places the pile is in, so positions that differ only by a permutation of piles hash alike.
+The foundations are not hashed: they are exactly the cards found nowhere else.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+PILES = 7
+PILE_SLOTS = 20  # 6 face-down cards + a full K..A run is 19
+PILE_CARDS = 0
+PILE_LEN = PILE_CARDS + PILES * PILE_SLOTS
+FACE_DOWN = PILE_LEN + PILES
+FOUNDATION = FACE_DOWN + PILES
+TALON = FOUNDATION + 4
+TALON_SLOTS = 24
+TALON_LEN = TALON + TALON_SLOTS
+WASTE_COUNT = TALON_LEN + 1
+PASS = WASTE_COUNT + 1
+STATE_SIZE = 192
+MAX_PASS_HASHED = 127
+
+# Card tables: suit, value, colour of each card index 0..51 (RULES.md section 1).
+CARD_SUIT = np.array([c // 13 for c in range(52)], dtype=np.int8)
+CARD_VALUE = np.array([c % 13 + 1 for c in range(52)], dtype=np.int8)
+CARD_RED = np.array([1 if c // 13 in (1, 2) else 0 for c in range(52)], dtype=np.int8)
+
+_rng = np.random.default_rng(0x6B6C6F6E64696B65)  # fixed: hashes are the same in every run
+ZOBRIST_PILE = _rng.integers(1, 2**63, size=(52, PILE_SLOTS), dtype=np.int64).astype(np.uint64)
+ZOBRIST_FACE_DOWN = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
+ZOBRIST_TALON = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
+ZOBRIST_WASTE_COUNT = _rng.integers(1, 2**63, size=TALON_SLOTS + 1, dtype=np.int64).astype(np.uint64)
+ZOBRIST_PASS = _rng.integers(1, 2**63, size=MAX_PASS_HASHED + 1, dtype=np.int64).astype(np.uint64)
+
+
+def encode(position) -> np.ndarray:
+    """The state array of a reference-engine Position (no unknown cards)."""
+    state = np.zeros(STATE_SIZE, dtype=np.int8)
+    for p, pile in enumerate(position.piles):
+        for i, card in enumerate(pile):
+            state[PILE_CARDS + p * PILE_SLOTS + i] = card
+        state[PILE_LEN + p] = len(pile)
+        state[FACE_DOWN + p] = position.face_down[p]
+    for s in range(4):
+        state[FOUNDATION + s] = position.foundations[s]
+    talon = list(position.waste) + list(position.stock)
+    for i, card in enumerate(talon):
+        state[TALON + i] = card
+    state[TALON_LEN] = len(talon)
+    state[WASTE_COUNT] = len(position.waste)
+    state[PASS] = min(position.pass_number, MAX_PASS_HASHED)
+    return state
+
+
+def decode(state: np.ndarray):
+    """The reference-engine Position of a state array (for tests and debugging)."""
+    from .game import Position
+
+    piles = [[int(state[PILE_CARDS + p * PILE_SLOTS + i]) for i in range(state[PILE_LEN + p])] for p in range(PILES)]
+    talon = [int(state[TALON + i]) for i in range(state[TALON_LEN])]
+    waste_count = int(state[WASTE_COUNT])
+    return Position(piles, [int(state[FACE_DOWN + p]) for p in range(PILES)], talon[waste_count:],
+                    talon[:waste_count], [int(state[FOUNDATION + s]) for s in range(4)], int(state[PASS]))
+
+
+@njit(cache=True)
+def state_hash(state, hash_pass):
+    """Canonical 64-bit hash of a state; the pass number counts only when `hash_pass` is set."""
+    key = np.uint64(0)
+    for p in range(PILES):
+        base = PILE_CARDS + p * PILE_SLOTS
+        down = state[FACE_DOWN + p]
+        for i in range(state[PILE_LEN + p]):
+            card = state[base + i]
+            key ^= ZOBRIST_PILE[card, i]
+            if i < down:
+                key ^= ZOBRIST_FACE_DOWN[card]
+    for i in range(state[TALON_LEN]):
+        key ^= ZOBRIST_TALON[state[TALON + i]]
+    key ^= ZOBRIST_WASTE_COUNT[state[WASTE_COUNT]]
+    if hash_pass:
+        key ^= ZOBRIST_PASS[state[PASS]]
+    if key == 0:
+        key = np.uint64(1)  # 0 marks an empty table slot
+    return key
+
+
+@njit(cache=True)
+def foundation_total(state):
+    """Cards on the foundations."""
+    return state[FOUNDATION] + state[FOUNDATION + 1] + state[FOUNDATION + 2] + state[FOUNDATION + 3]
