@@ -90,6 +90,7 @@ class _Counters:
     turned: int = 0
     penalised_recycles: int = 0
     undos: int = 0
+    won: bool = False  # all 52 cards up after this action (a line may go on after the win)
 
 
 def can_go_to_foundation(position: Position, card: int) -> bool:
@@ -119,7 +120,7 @@ class Game:
         self.deal = deal
         self.rules = rules
         self.position = position.copy() if position is not None else Position.initial(deal)
-        self.counters = _Counters()
+        self.counters = _Counters(won=self.position.won)
         self.placed: set[int] = {c for s in range(4) for c in range(s * 13, s * 13 + self.position.foundations[s])}
         self.line: list[Action] = []  # every action and auto-play move, in order
         self._history: list[_Counters] = [copy.copy(self.counters)]  # counters after each action
@@ -234,6 +235,7 @@ class Game:
             self._move(action.card, action.source, action.target)
         self.line.append(Action(action.kind, action.card, action.source, action.target, False))
         auto_moves = self._auto_play()
+        self.counters.won = pos.won
         self._history.append(copy.copy(self.counters))
         return auto_moves
 
@@ -306,7 +308,7 @@ class Game:
         """The score of the line so far (RULES.md 6), the 300 s cut applied."""
         counted = actions_within_limit(self.rules, self.counters.actions)
         at_cut = self._history[counted] if counted < self.counters.actions else self.counters
-        won = self.won and counted == self.counters.actions
+        won = at_cut.won  # won by the cut, even if the line goes on after the win
         return breakdown(self.rules, at_cut.card_points, at_cut.turned, won, at_cut.penalised_recycles,
                          self.counters.undos, counted)
 

@@ -86,6 +86,11 @@ def safe_to_foundation(state, card, foundation_to_tableau):
     value = CARD_VALUE[card]
     if value <= 2:
         return True
+    if lowest_foundation(state) >= value - 1:
+        # All four cards one lower are up (the auto-play test). Every card that could lie on it
+        # is up, and any card brought down again could only ever hold other such cards, so
+        # (with or without foundation->tableau) a line that never uses it in play does as well.
+        return True
     if foundation_to_tableau:
         return False
     red = CARD_RED[card]
@@ -339,7 +344,12 @@ def generate_moves(state, params, moves):
         for pile in range(PILES):
             card = pile_top(state, pile)
             if card >= 0 and safe_to_foundation(state, card, f2t):
-                return _add(moves, 0, pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0, 0)
+                count = _add(moves, 0, pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0, 0)
+                # With draw 3 and auto-play, the cards this sends up may take the waste top along,
+                # which shifts the grouping of later draws: then the move is not provably safe.
+                if not (auto and params[PARAM_DRAW] == 3 and _changes_talon(state, moves[0], params)):
+                    return count
+                count = 0
         waste_count = state[WASTE_COUNT]
         # Taking a draw-1 waste card away only skips it in every later pass; with draw 3 it would
         # shift the grouping of later draws, so it is not forced there.
@@ -399,6 +409,14 @@ def generate_moves(state, params, moves):
 
 
 @njit(cache=True)
+def _changes_talon(state, move, params):
+    """True if playing `move` (with its auto-play) removes a card from the talon."""
+    trial = state.copy()
+    apply_move(trial, move, params)
+    return trial[TALON_LEN] != state[TALON_LEN]
+
+
+@njit(cache=True)
 def _sort_moves(moves, count):
     """Insertion sort by priority, highest first (stable, so generation order breaks ties)."""
     for i in range(1, count):
@@ -409,3 +427,29 @@ def _sort_moves(moves, count):
                 moves[j - 1, f] = moves[j, f]
                 moves[j, f] = tmp
             j -= 1
+
+
+@njit(cache=True)
+def waste_class(state, params):
+    """The talon position to hash: the real one, or 0 for every position of the stock cycle.
+
+    With unlimited passes, the positions the draws come back to forever (0, draw, 2*draw, ...
+    and the end of the talon) can all be reached from one another by talon actions alone, so for
+    winnability they are one state. With auto-play that holds only while no card at those
+    positions would auto-play on arriving at the top (it would change the position on the way).
+    """
+    waste_count = state[WASTE_COUNT]
+    if params[PARAM_PASS_LIMIT] != 0 or not params[PARAM_PRUNE]:
+        return waste_count
+    draw = params[PARAM_DRAW]
+    length = state[TALON_LEN]
+    if waste_count % draw != 0 and waste_count != length:
+        return waste_count  # not yet on the cycle: it leads into it, not back
+    if params[PARAM_AUTO]:
+        position = draw
+        while position <= length + draw - 1:
+            top = position if position < length else length
+            if top > 0 and auto_playable(state, state[TALON + top - 1]):
+                return waste_count
+            position += draw
+    return 0

@@ -17,8 +17,10 @@ DEAL_SOURCES = ("native", "pysol", "ksolve")
 
 def parse_seed(text: str) -> int:
     """A seed given on the command line: a whole number 0 <= seed < 2^64."""
+    raw = str(text).strip().replace("_", "")
     try:
-        seed = int(str(text).strip().replace("_", ""), 0)
+        # decimal first (so `007` is 7), then 0x / 0o / 0b prefixes
+        seed = int(raw, 10) if raw.lstrip("+-").isdigit() else int(raw, 0)
     except ValueError:
         raise DealError(f"bad seed {text!r}: a seed is a whole number 0 <= seed < 2^64") from None
     if not 0 <= seed < MAX_SEED:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import asdict, dataclass, replace
 
 from .errors import RulesError
@@ -34,8 +36,10 @@ class Ruleset:
             raise RulesError(f"passes must be a whole number >= 1 or unlimited, got {self.passes}")
         if self.scoring is not None and self.scoring not in SCORINGS:
             raise RulesError(f"unknown scoring {self.scoring!r} (choose harmony, duel or none)")
-        if self.seconds_per_action is not None and not self.seconds_per_action > 0:
-            raise RulesError("seconds per action must be > 0")
+        if self.seconds_per_action is not None and not (
+                isinstance(self.seconds_per_action, numbers.Real) and not isinstance(self.seconds_per_action, bool)
+                and 0 < self.seconds_per_action < math.inf):
+            raise RulesError(f"seconds per action must be a finite number > 0, got {self.seconds_per_action!r}")
 
     @property
     def clock_on(self) -> bool:

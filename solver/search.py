@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .movegen import PARAM_PASS_LIMIT, apply_move, generate_moves
+from .movegen import PARAM_PASS_LIMIT, apply_move, generate_moves, waste_class
 from .state import foundation_total, state_hash
 from .tt import tt_insert
 
@@ -38,7 +38,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, table, ctx, pa
     depth = ctx[CTX_DEPTH]
     nodes = 0
     if depth < 0:
-        key = state_hash(states[0], hash_pass)
+        key = state_hash(states[0], hash_pass, waste_class(states[0], params))
         path_keys[0] = key
         if tt_insert(table, key):
             ctx[CTX_TABLE_COUNT] += 1
@@ -78,7 +78,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, table, ctx, pa
             ctx[CTX_DEPTH] = depth + 1
             ctx[CTX_NODES] += nodes
             return WIN
-        key = state_hash(child, hash_pass)
+        key = state_hash(child, hash_pass, waste_class(child, params))
         if not tt_insert(table, key):
             continue
         ctx[CTX_TABLE_COUNT] += 1

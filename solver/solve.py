@@ -7,6 +7,7 @@ stack) ran out first.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -165,27 +166,26 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
           memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, progress=None) -> Result:
     """Decide whether the deal (or `start`, a position of it) can be won under `rules`.
 
-    `progress`, if given, is called with the node count after every chunk.
+    With foundation->tableau allowed, the search first runs without those moves (a much smaller
+    space, and a win there is a win under the full rules: few deals need them); only a proved
+    loss there sends it on to the full rules. `progress`, if given, is called with the total node
+    count after every chunk.
     """
     began = time.perf_counter()
     position = start if start is not None else Position.initial(deal)
-    search = Search(position, rules, memory_mb)
+    stages = [False, True] if rules.foundation_to_tableau else [False]
+    nodes_before = 0
     reason = None
-    while True:
-        chunk = CHUNK_NODES if max_nodes is None else min(CHUNK_NODES, max_nodes - search.nodes)
-        if chunk <= 0:
-            reason = "node budget"
-            break
-        status = search.run(chunk)
-        if progress is not None:
-            progress(search.nodes)
-        if status != RUNNING:
-            break
-        if time_limit is not None and time.perf_counter() - began >= time_limit:
-            reason = "time limit"
+    for with_f2t in stages:
+        stage_rules = rules if with_f2t or not rules.foundation_to_tableau else \
+            dataclasses.replace(rules, foundation_to_tableau=False)
+        search = Search(position, stage_rules, memory_mb)
+        reason = _run(search, began, nodes_before, max_nodes, time_limit, progress)
+        nodes_before += search.nodes
+        if reason is not None or search.status == WIN or search.truncated:
             break
     seconds = time.perf_counter() - began
-    common = dict(deal=deal, rules=rules, nodes=search.nodes, seconds=seconds,
+    common = dict(deal=deal, rules=rules, nodes=nodes_before, seconds=seconds,
                   peak_table_entries=int(search.table.shape[0]))
     if search.status == WIN:
         game = line_module.expand(deal, rules, search.path(), start)
@@ -197,3 +197,22 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     if search.status == EXHAUSTED:
         reason = "stack depth"
     return Result("unknown", reason=reason, **common)
+
+
+def _run(search: Search, began: float, nodes_before: int, max_nodes: int | None, time_limit: float | None,
+         progress) -> str | None:
+    """Run a search to its end or to a budget; returns the budget that ran out, or None."""
+    while True:
+        if max_nodes is None:
+            chunk = CHUNK_NODES
+        else:
+            chunk = min(CHUNK_NODES, max_nodes - nodes_before - search.nodes)
+            if chunk <= 0:
+                return "node budget"
+        status = search.run(chunk)
+        if progress is not None:
+            progress(nodes_before + search.nodes)
+        if status != RUNNING:
+            return None
+        if time_limit is not None and time.perf_counter() - began >= time_limit:
+            return "time limit"

@@ -79,8 +79,12 @@ def decode(state: np.ndarray):
 
 
 @njit(cache=True)
-def state_hash(state, hash_pass):
-    """Canonical 64-bit hash of a state; the pass number counts only when `hash_pass` is set."""
+def state_hash(state, hash_pass, waste_count):
+    """Canonical 64-bit hash of a state, with `waste_count` standing for the talon position.
+
+    The pass number counts only when `hash_pass` is set. The caller chooses `waste_count`: the
+    real one, or a class representative when positions are interchangeable (`movegen`).
+    """
     key = np.uint64(0)
     for p in range(PILES):
         base = PILE_CARDS + p * PILE_SLOTS
@@ -92,7 +96,7 @@ def state_hash(state, hash_pass):
                 key ^= ZOBRIST_FACE_DOWN[card]
     for i in range(state[TALON_LEN]):
         key ^= ZOBRIST_TALON[state[TALON + i]]
-    key ^= ZOBRIST_WASTE_COUNT[state[WASTE_COUNT]]
+    key ^= ZOBRIST_WASTE_COUNT[waste_count]
     if hash_pass:
         key ^= ZOBRIST_PASS[state[PASS]]
     if key == 0:
