@@ -188,5 +188,104 @@ def format_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def node_progress(description: str):
+    """A tqdm counter of searched nodes on stderr, shown only on a terminal; returns (callback, bar)."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=description, unit=" nodes", unit_scale=True, file=sys.stderr, leave=False,
+               disable=not sys.stderr.isatty(), mininterval=0.5)
+
+    def update(nodes: int) -> None:
+        bar.update(nodes - bar.n)
+
+    return update, bar
+
+
+@main.command()
+@deal_options
+@rules_options
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N", help="Node budget (default: none).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              metavar="S", help="Time budget in seconds.")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=512, show_default=True, metavar="MB",
+              help="Memory for the transposition table and the search stack.")
+@click.option("--show", is_flag=True, help="Also print the board before and after the line.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@friendly_errors
+def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
+    """Is this deal winnable? Prints the verdict and, for a win, a line to play it.
+
+    The verdict is win (with the line, replayed through the reference engine), loss (proved: every
+    reachable position was searched) or unknown (a budget ran out). Exit code: 0 win, 1 loss,
+    3 unknown, 2 bad input.
+    """
+    from solver.game import Position
+    from solver.line import numbered
+    from solver.solve import solve as run_solve
+
+    the_deal = make_deal(kw)
+    rules = make_rules(kw)
+    update, bar = node_progress("solving")
+    try:
+        result = run_solve(the_deal, rules, max_nodes=max_nodes, time_limit=time_limit, memory_mb=memory_mb,
+                           progress=update)
+    finally:
+        bar.close()
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
+        click.echo(f"{where}, {rules.describe()}")
+        if show:
+            click.echo(picture(Position.initial(the_deal)), nl=False)
+        stats = f"{result.nodes:,} nodes, {result.seconds:.3f} s"
+        if result.result == "win":
+            click.echo(f"result: win in {result.actions} actions ({stats})")
+            click.echo("\n".join(numbered(result.game.line)))
+            if show:
+                click.echo(picture(result.game.position), nl=False)
+        elif result.result == "loss":
+            click.echo(f"result: loss: no line wins, every reachable position was searched ({stats})")
+        else:
+            click.echo(f"result: unknown: the {result.reason} ran out before an answer ({stats})")
+    sys.exit({"win": 0, "loss": 1, "unknown": 3}[result.result])
+
+
+@main.command()
+@click.option("--seeds", default="1-20", show_default=True, help="Seed range A-B of the fixed set.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=200_000, show_default=True,
+              help="Node budget per deal (fixed, so the node total is a signature of the search).")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@friendly_errors
+def bench(seeds, max_nodes, as_json):
+    """Solve a fixed set of seeds under each ruleset; print the node total (a signature that
+    changes only when the search changes) and nodes per second.
+    """
+    from solver.benchmark import run_bench
+
+    report = run_bench(seeds, max_nodes)
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    click.echo(f"compile/load time: {report['compile_seconds']:.2f} s")
+    for row in report["rulesets"]:
+        click.echo(f"{row['rules']:<16} win {row['win']:3d}  loss {row['loss']:3d}  unknown {row['unknown']:3d}  "
+                   f"nodes {row['nodes']:>11,}  {row['seconds']:7.2f} s  {row['nodes_per_second']:>11,.0f} nodes/s")
+    click.echo(f"signature: {report['total_nodes']} nodes in total, {report['nodes_per_second']:,.0f} nodes/s")
+
+
+def run():
+    """Console entry point: like `main`, but a usage error is one line on stderr (exit 2)."""
+    try:
+        code = main.main(standalone_mode=False)
+    except click.UsageError as err:
+        fail(err.format_message().splitlines()[0] if err.format_message() else str(err))
+    except click.Abort:
+        fail("interrupted", 130)
+    except click.ClickException as err:
+        fail(err.format_message(), err.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
 if __name__ == "__main__":
-    main()
+    run()

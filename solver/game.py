@@ -147,6 +147,8 @@ class Game:
         """Every legal action in the current position (in a fixed order)."""
         pos = self.position
         result: list[Action] = []
+        if pos.won:
+            return result  # the game is over
         if pos.stock:
             result.append(DRAW)
         elif pos.waste and self.rules.recycles_allowed(pos.pass_number):
@@ -173,6 +175,8 @@ class Game:
     def check(self, action: Action) -> None:
         """Raise IllegalAction with the reason if `action` is not legal now."""
         pos = self.position
+        if pos.won:
+            raise IllegalAction("the game is already won")
         if action.kind == "draw":
             if not pos.stock:
                 raise IllegalAction("cannot draw: the stock is empty")
@@ -310,7 +314,7 @@ class Game:
         at_cut = self._history[counted] if counted < self.counters.actions else self.counters
         won = at_cut.won  # won by the cut, even if the line goes on after the win
         return breakdown(self.rules, at_cut.card_points, at_cut.turned, won, at_cut.penalised_recycles,
-                         self.counters.undos, counted)
+                         self.counters.undos, counted, out_of_time=counted < self.counters.actions)
 
     def summary(self) -> dict:
         """Actions, cards on foundations, passes, time and score, for reports."""

@@ -59,3 +59,14 @@ def expand(deal: Deal, rules: Ruleset, macros, start: Position | None = None) ->
 def tokens(game: Game) -> list[str]:
     """The tokens of everything played in a game, auto-play moves marked with `*`."""
     return [action.token for action in game.line]
+
+
+def numbered(actions) -> list[str]:
+    """A line for people: one numbered row per action, its auto-play moves on the same row."""
+    rows: list[str] = []
+    for action in actions:
+        if action.auto and rows:
+            rows[-1] += f"  {action.token}"
+        else:
+            rows.append(f"{len(rows) + 1:4d}. {action.token}")
+    return rows

@@ -82,8 +82,11 @@ class Breakdown:
 
 
 def breakdown(rules: Ruleset, card_total: int, turned: int, won: bool, penalised_recycles: int,
-              undos: int, actions: int) -> Breakdown:
-    """Build the breakdown from counters taken at the end of the line (or at the 300 s cut)."""
+              undos: int, actions: int, out_of_time: bool = False) -> Breakdown:
+    """Build the breakdown from counters taken at the end of the line (or at the 300 s cut).
+
+    `out_of_time`: the line went past 300 s and was cut, so no whole second was left.
+    """
     if rules.scoring is None:
         return Breakdown()
     return Breakdown(
@@ -92,5 +95,5 @@ def breakdown(rules: Ruleset, card_total: int, turned: int, won: bool, penalised
         completion=COMPLETION[rules.scoring] if won else 0,
         recycles=-RECYCLE_PENALTY * penalised_recycles,
         undos=-UNDO_PENALTY * undos,
-        clock=time_bonus(rules, actions, won),
+        clock=0 if out_of_time else time_bonus(rules, actions, won),
     )

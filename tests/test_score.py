@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import pytest
 
+from solver.errors import IllegalAction
+
 from helpers import DEAL0, game_at, random_playout, tokens
 from solver.cards import RANKS, parse_card
 from solver.deal import Deal
@@ -254,15 +256,15 @@ def test_long_random_line_is_scored_at_the_cut():
     assert game.score().clock == 0
 
 
-@pytest.mark.parametrize("extra, clock", [(1, 150 * 100), (3, 0)])
-def test_a_game_won_before_the_cut_stays_won_at_the_cut(extra, clock):
-    # 100 s per action: won by action 1; then kings are taken down and auto-played straight back.
-    # With 3 extra actions the line passes 300 s: at 300 s all 52 cards were up, so it is won (0 s left).
+def test_the_game_ends_at_the_win():
+    # 100 s per action: won by action 1 with 200 s left. The game is over: no more actions (a king
+    # taken down could be auto-played straight back, but the clock has stopped), and the score
+    # keeps the won bonus.
     game = game_at(KINGS_LEFT, HARMONY.with_overrides(seconds_per_action=100))
     game.play("Kc:1>5")
     assert game.won
-    for _ in range(extra):
-        assert [a.token for a in game.play("Kc:F>1")] == ["Kc:1>F*"]
-    assert game.won
+    assert game.legal_actions() == []
+    with pytest.raises(IllegalAction, match="already won"):
+        game.play("Kc:F>1")
     score = game.score()
-    assert (score.cards, score.completion, score.clock) == (4000, 10000, clock)
+    assert (score.cards, score.completion, score.clock) == (4000, 10000, 150 * 200)
