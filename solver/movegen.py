@@ -71,31 +71,37 @@ def auto_playable(state, card):
 
 
 @njit(cache=True)
-def safe_to_foundation(state, card, foundation_to_tableau):
+def safe_to_foundation(state, card, foundation_to_tableau, auto):
     """True if moving `card` to its foundation now cannot lose a win (a forced move).
 
     - Value <= 2: nothing useful can lie on it (an ace only builds on a foundation, and an ace
       that could lie on a 2 can go to its own, empty-based foundation instead), so keeping it
       in play only blocks.
-    - Without foundation->tableau: when both foundations of the other colour already hold the
-      cards one lower, no card can ever again be placed on it, so it is useless in play; taking
-      it up only uncovers the card below (more options, never fewer).
+    - All four cards one lower are up (the auto-play test): every card that could lie on it is
+      up, and a card brought down again could only ever hold other such cards, so (with or
+      without foundation->tableau) a line that never uses it in play does as well.
+    - Without foundation->tableau or auto-play, the stronger rule of Blake & Gent: both
+      other-colour foundations hold at least value-2 cards and the other same-colour one at
+      least value-3. A card x (other colour, value-1) that a line would put on it is then next
+      for its own foundation, and can go there instead; a card y (same colour, value-2) that
+      would then go on x is next for its foundation too; nothing in play can go on y, as the
+      other colour's value-3 cards are all up. So the line can be replayed with those cards
+      sent up instead, and what the card covered is uncovered sooner.
     """
     if not goes_to_foundation(state, card):
         return False
     value = CARD_VALUE[card]
-    if value <= 2:
+    if value <= 2 or lowest_foundation(state) >= value - 1:
         return True
-    if lowest_foundation(state) >= value - 1:
-        # All four cards one lower are up (the auto-play test). Every card that could lie on it
-        # is up, and any card brought down again could only ever hold other such cards, so
-        # (with or without foundation->tableau) a line that never uses it in play does as well.
-        return True
-    if foundation_to_tableau:
+    if foundation_to_tableau or auto:
         return False
     red = CARD_RED[card]
+    suit = CARD_SUIT[card]
     for s in range(4):
-        if CARD_RED[s * 13] != red and state[FOUNDATION + s] < value - 1:
+        if s == suit:
+            continue
+        needed = value - 3 if CARD_RED[s * 13] == red else value - 2
+        if state[FOUNDATION + s] < needed:
             return False
     return True
 
@@ -343,7 +349,7 @@ def generate_moves(state, params, moves):
     if prune:
         for pile in range(PILES):
             card = pile_top(state, pile)
-            if card >= 0 and safe_to_foundation(state, card, f2t):
+            if card >= 0 and safe_to_foundation(state, card, f2t, auto):
                 count = _add(moves, 0, pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0, 0)
                 # With draw 3 and auto-play, the cards this sends up may take the waste top along,
                 # which shifts the grouping of later draws: then the move is not provably safe.
@@ -355,7 +361,7 @@ def generate_moves(state, params, moves):
         # shift the grouping of later draws, so it is not forced there.
         if params[PARAM_DRAW] == 1 and waste_count > 0:
             card = state[TALON + waste_count - 1]
-            if safe_to_foundation(state, card, f2t):
+            if safe_to_foundation(state, card, f2t, auto):
                 return _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, 0, 0)
     pending = auto and auto_play_pending(state)
     for pile in range(PILES):
@@ -427,29 +433,3 @@ def _sort_moves(moves, count):
                 moves[j - 1, f] = moves[j, f]
                 moves[j, f] = tmp
             j -= 1
-
-
-@njit(cache=True)
-def waste_class(state, params):
-    """The talon position to hash: the real one, or 0 for every position of the stock cycle.
-
-    With unlimited passes, the positions the draws come back to forever (0, draw, 2*draw, ...
-    and the end of the talon) can all be reached from one another by talon actions alone, so for
-    winnability they are one state. With auto-play that holds only while no card at those
-    positions would auto-play on arriving at the top (it would change the position on the way).
-    """
-    waste_count = state[WASTE_COUNT]
-    if params[PARAM_PASS_LIMIT] != 0 or not params[PARAM_PRUNE]:
-        return waste_count
-    draw = params[PARAM_DRAW]
-    length = state[TALON_LEN]
-    if waste_count % draw != 0 and waste_count != length:
-        return waste_count  # not yet on the cycle: it leads into it, not back
-    if params[PARAM_AUTO]:
-        position = draw
-        while position <= length + draw - 1:
-            top = position if position < length else length
-            if top > 0 and auto_playable(state, state[TALON + top - 1]):
-                return waste_count
-            position += draw
-    return 0

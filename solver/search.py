@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from numba import njit
 
-from .movegen import PARAM_PASS_LIMIT, apply_move, generate_moves, waste_class
-from .state import foundation_total, state_hash
-from .tt import tt_insert
+from .canon import position_key
+from .deadends import is_dead_end
+from .movegen import apply_move, generate_moves
+from .state import foundation_total
+from .tt import tt_visit
 
 # Status codes returned by `search_chunk`.
 RUNNING = 0  # node budget of this chunk used up
@@ -26,26 +28,27 @@ CTX_SIZE = 8
 
 
 @njit(cache=True)
-def search_chunk(states, moves, move_count, move_next, path_keys, table, ctx, params, node_budget):
+def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, keys, orders, ctx, params,
+                 node_budget):
     """Run the depth-first search for at most `node_budget` nodes; return a status code.
 
     A node is a position reached by one macro-move. The table holds every position on the
-    current path or already explored, so a position is expanded at most once between flushes,
-    and a cycle back to an ancestor is never followed.
+    current path or already explored, so a position is expanded at most once between flushes
+    (or not at all when a dominating one was), and a cycle back to an ancestor is never followed.
     """
-    hash_pass = params[PARAM_PASS_LIMIT] != 0  # with unlimited passes the pass number is irrelevant
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]
     nodes = 0
     if depth < 0:
-        key = state_hash(states[0], hash_pass, waste_class(states[0], params))
+        key, order = position_key(states[0], params)
         path_keys[0] = key
-        if tt_insert(table, key):
+        path_orders[0] = order
+        if tt_visit(keys, orders, key, order):
             ctx[CTX_TABLE_COUNT] += 1
         ctx[CTX_DEPTH] = 0
         if foundation_total(states[0]) == 52:
             return WIN
-        move_count[0] = generate_moves(states[0], params, moves[0])
+        move_count[0] = 0 if is_dead_end(states[0], params) else generate_moves(states[0], params, moves[0])
         move_next[0] = 0
         depth = 0
     while nodes < node_budget:
@@ -78,13 +81,17 @@ def search_chunk(states, moves, move_count, move_next, path_keys, table, ctx, pa
             ctx[CTX_DEPTH] = depth + 1
             ctx[CTX_NODES] += nodes
             return WIN
-        key = state_hash(child, hash_pass, waste_class(child, params))
-        if not tt_insert(table, key):
+        key, order = position_key(child, params)
+        if not tt_visit(keys, orders, key, order):
             continue
         ctx[CTX_TABLE_COUNT] += 1
         depth += 1
         path_keys[depth] = key
-        move_count[depth] = generate_moves(child, params, moves[depth])
+        path_orders[depth] = order
+        if is_dead_end(child, params):
+            move_count[depth] = 0
+        else:
+            move_count[depth] = generate_moves(child, params, moves[depth])
         move_next[depth] = 0
     ctx[CTX_DEPTH] = depth
     ctx[CTX_NODES] += nodes

@@ -22,14 +22,14 @@ from .rules import Ruleset
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_SIZE, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
                      CTX_TRUNCATED, EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL, WIN, search_chunk)
 from .state import STATE_SIZE, encode
-from .tt import flush, new_table, rehash
+from .tt import ENTRY_BYTES, flush, new_table, rehash
 
 DEFAULT_MEMORY_MB = 512
 CHUNK_NODES = 100_000
 FIRST_TABLE_ENTRIES = 1 << 14
 TABLE_LOAD = 0.7
 FIRST_STACK_DEPTH = 512
-STACK_BYTES_PER_LEVEL = STATE_SIZE + MAX_MOVES * MOVE_FIELDS * 2 + 4 + 4 + 8
+STACK_BYTES_PER_LEVEL = STATE_SIZE + MAX_MOVES * MOVE_FIELDS * 2 + 4 + 4 + 8 + 4
 
 
 @dataclass
@@ -87,10 +87,10 @@ class Search:
         # growth when the old table (half size) and the new one are both alive.
         self.max_depth = max(FIRST_STACK_DEPTH, budget // 4 // STACK_BYTES_PER_LEVEL)
         table_budget = budget - min(budget // 4, self.max_depth * STACK_BYTES_PER_LEVEL)
-        self.max_table_entries = 1 << max(10, int(table_budget // 12).bit_length() - 1)
+        self.max_table_entries = 1 << max(10, int(table_budget // (ENTRY_BYTES * 3 // 2)).bit_length() - 1)
         self._allocate_stack(min(FIRST_STACK_DEPTH, self.max_depth))
         self.states[0] = encode(position)
-        self.table = new_table(min(FIRST_TABLE_ENTRIES, self.max_table_entries))
+        self.keys, self.orders = new_table(min(FIRST_TABLE_ENTRIES, self.max_table_entries))
         self.ctx = np.zeros(CTX_SIZE, dtype=np.int64)
         self.ctx[CTX_DEPTH] = -1
         self._set_limits()
@@ -105,6 +105,7 @@ class Search:
         move_count = np.zeros(levels, dtype=np.int32)
         move_next = np.zeros(levels, dtype=np.int32)
         path_keys = np.zeros(levels, dtype=np.uint64)
+        path_orders = np.zeros(levels, dtype=np.int32)
         if old is not None:
             n = old.shape[0]
             states[:n] = self.states
@@ -112,11 +113,12 @@ class Search:
             move_count[:n] = self.move_count
             move_next[:n] = self.move_next
             path_keys[:n] = self.path_keys
-        self.states, self.moves, self.move_count, self.move_next, self.path_keys = (
-            states, moves, move_count, move_next, path_keys)
+            path_orders[:n] = self.path_orders
+        self.states, self.moves, self.move_count, self.move_next, self.path_keys, self.path_orders = (
+            states, moves, move_count, move_next, path_keys, path_orders)
 
     def _set_limits(self) -> None:
-        self.ctx[CTX_TABLE_LIMIT] = int(self.table.shape[0] * TABLE_LOAD)
+        self.ctx[CTX_TABLE_LIMIT] = int(self.keys.shape[0] * TABLE_LOAD)
         self.ctx[CTX_CAN_GROW_STACK] = int(self.states.shape[0] - 1 < self.max_depth)
 
     @property
@@ -129,7 +131,8 @@ class Search:
         target = self.nodes + node_budget
         while self.nodes < target:
             self.status = search_chunk(self.states, self.moves, self.move_count, self.move_next, self.path_keys,
-                                       self.table, self.ctx, self.params, target - self.nodes)
+                                       self.path_orders, self.keys, self.orders, self.ctx, self.params,
+                                       target - self.nodes)
             if self.status == TABLE_FULL:
                 self._grow_or_flush_table()
             elif self.status == STACK_FULL:
@@ -140,14 +143,14 @@ class Search:
         return RUNNING
 
     def _grow_or_flush_table(self) -> None:
-        size = self.table.shape[0]
+        size = self.keys.shape[0]
         if size * 2 <= self.max_table_entries:
-            bigger = new_table(size * 2)
-            self.ctx[CTX_TABLE_COUNT] = rehash(self.table, bigger)
-            self.table = bigger
+            keys, orders = new_table(size * 2)
+            self.ctx[CTX_TABLE_COUNT] = rehash(self.keys, self.orders, keys, orders)
+            self.keys, self.orders = keys, orders
         else:
             depth = int(self.ctx[CTX_DEPTH])
-            self.ctx[CTX_TABLE_COUNT] = flush(self.table, self.path_keys, depth + 1)
+            self.ctx[CTX_TABLE_COUNT] = flush(self.keys, self.orders, self.path_keys, self.path_orders, depth + 1)
             self.flushes += 1
         self._set_limits()
 
@@ -186,7 +189,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
             break
     seconds = time.perf_counter() - began
     common = dict(deal=deal, rules=rules, nodes=nodes_before, seconds=seconds,
-                  peak_table_entries=int(search.table.shape[0]))
+                  peak_table_entries=int(search.keys.shape[0]))
     if search.status == WIN:
         game = line_module.expand(deal, rules, search.path(), start)
         if not game.won:

@@ -1,9 +1,10 @@
-"""The transposition table: an open-addressing set of 64-bit state hashes, numba kernels.
+"""The transposition table: open addressing over 64-bit position keys, numba kernels.
 
-The table is a power-of-two uint64 array, 0 marking an empty slot, probed linearly. The Python
-side grows it (doubling, `rehash`) up to the memory budget; when it is full at that size the
-search `flush`es it, keeping only the hashes of the current path, so a cycle back to an ancestor
-is still seen and the search stays correct (it may then redo some work).
+Two parallel arrays: `keys` (uint64, 0 marks an empty slot, probed linearly) and `orders`
+(int32, the dominance order of the stored position, see `canon`). The Python side grows the
+table (doubling, `rehash`) up to the memory budget; when it is full at that size the search
+`flush`es it, keeping only the current path, so a cycle back to an ancestor is still seen and
+the search stays correct (it may then redo some work).
 """
 
 from __future__ import annotations
@@ -11,58 +12,54 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+ENTRY_BYTES = 8 + 4
+
 
 @njit(cache=True)
-def tt_insert(table, key):
-    """Insert `key`; returns True if it was new, False if it was already there."""
-    mask = table.shape[0] - 1
+def tt_visit(keys, orders, key, order):
+    """Record a visit; True if the position must be searched (new, or better than the stored one).
+
+    A stored entry with an order <= `order` reaches this position by talon actions alone, and it
+    was searched (or is being searched, on the current path), so this one need not be.
+    """
+    mask = keys.shape[0] - 1
     slot = np.int64(key & np.uint64(mask))
     while True:
-        stored = table[slot]
+        stored = keys[slot]
         if stored == key:
-            return False
+            if orders[slot] <= order:
+                return False
+            orders[slot] = order
+            return True
         if stored == 0:
-            table[slot] = key
+            keys[slot] = key
+            orders[slot] = order
             return True
         slot = (slot + 1) & mask
 
 
 @njit(cache=True)
-def tt_contains(table, key):
-    """True if `key` is in the table."""
-    mask = table.shape[0] - 1
-    slot = np.int64(key & np.uint64(mask))
-    while True:
-        stored = table[slot]
-        if stored == key:
-            return True
-        if stored == 0:
-            return False
-        slot = (slot + 1) & mask
-
-
-@njit(cache=True)
-def rehash(old, new):
-    """Insert every key of `old` into the (empty) table `new`; returns the count."""
+def rehash(old_keys, old_orders, keys, orders):
+    """Insert every entry of the old table into the (empty) new one; returns the count."""
     count = 0
-    for i in range(old.shape[0]):
-        if old[i] != 0:
-            tt_insert(new, old[i])
+    for i in range(old_keys.shape[0]):
+        if old_keys[i] != 0:
+            tt_visit(keys, orders, old_keys[i], old_orders[i])
             count += 1
     return count
 
 
 @njit(cache=True)
-def flush(table, keep, keep_count):
-    """Empty the table, then put back the first `keep_count` keys of `keep`; returns the count."""
-    table[:] = 0
+def flush(keys, orders, keep_keys, keep_orders, keep_count):
+    """Empty the table, then put back the first `keep_count` path entries; returns the count."""
+    keys[:] = 0
     count = 0
     for i in range(keep_count):
-        if tt_insert(table, keep[i]):
+        if tt_visit(keys, orders, keep_keys[i], keep_orders[i]):
             count += 1
     return count
 
 
-def new_table(entries: int) -> np.ndarray:
-    """An empty table of `entries` slots (a power of two)."""
-    return np.zeros(entries, dtype=np.uint64)
+def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
+    """An empty table of `entries` slots (a power of two): (keys, orders)."""
+    return np.zeros(entries, dtype=np.uint64), np.zeros(entries, dtype=np.int32)

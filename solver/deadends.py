@@ -1,0 +1,78 @@
+"""Dead-end detection: positions that provably cannot be won, found without searching them.
+
+A card U that lies above a card L in a stack (a pile, or the waste once no recycle is left)
+must leave before L can. U can leave to its foundation only after the card below it in suit,
+and to the tableau only onto one of the two cards of the other colour one higher (a king onto
+an empty pile). If the card below it in suit and both possible bases all lie under U in the
+same stack (or the bases are on foundations that cannot give cards back), U can never leave,
+so L never comes out: the position is lost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .movegen import PARAM_F2T, PARAM_PASS_LIMIT
+from .state import (CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
+                    PILE_SLOTS, PILES, TALON, WASTE_COUNT)
+
+# Where each card is, for the test: stack number (pile 0..6, waste 7, elsewhere -1) and height.
+WASTE_STACK = 7
+
+
+@njit(cache=True)
+def _stuck(card, stack, height, where_stack, where_height, state, foundation_to_tableau):
+    """True if `card` (at `height` in `stack`) can never leave it."""
+    value = CARD_VALUE[card]
+    if value == 13 or value == 1:
+        return False  # a king can always go to an empty pile; an ace to its foundation
+    below_in_suit = card - 1
+    if not (where_stack[below_in_suit] == stack and where_height[below_in_suit] < height):
+        return False
+    red = CARD_RED[card]
+    for suit in range(4):
+        if CARD_RED[suit * 13] == red:
+            continue
+        base = suit * 13 + value  # the other-colour card one higher
+        if where_stack[base] == stack and where_height[base] < height:
+            continue
+        if where_stack[base] < 0 and not foundation_to_tableau and state[FOUNDATION + suit] > value:
+            continue  # on its foundation, under at least one more card: it can never come down
+        return False
+    return True
+
+
+@njit(cache=True)
+def is_dead_end(state, params):
+    """True if the position provably cannot be won (see the module docstring)."""
+    where_stack = np.full(52, -1, dtype=np.int8)
+    where_height = np.zeros(52, dtype=np.int8)
+    for pile in range(PILES):
+        base = PILE_CARDS + pile * PILE_SLOTS
+        for i in range(state[PILE_LEN + pile]):
+            card = state[base + i]
+            where_stack[card] = pile
+            where_height[card] = i
+    pass_limit = params[PARAM_PASS_LIMIT]
+    waste_is_stack = pass_limit != 0 and state[PASS] >= pass_limit
+    if waste_is_stack:
+        for i in range(state[WASTE_COUNT]):
+            card = state[TALON + i]
+            where_stack[card] = WASTE_STACK
+            where_height[card] = i
+    foundation_to_tableau = params[PARAM_F2T]
+    for pile in range(PILES):
+        base = PILE_CARDS + pile * PILE_SLOTS
+        # the face-down cards and the lowest face-up one: each leaves only on its own
+        last = state[FACE_DOWN + pile]
+        if last >= state[PILE_LEN + pile]:
+            last = state[PILE_LEN + pile] - 1
+        for i in range(1, last + 1):
+            if _stuck(state[base + i], pile, i, where_stack, where_height, state, foundation_to_tableau):
+                return True
+    if waste_is_stack:
+        for i in range(1, state[WASTE_COUNT]):
+            if _stuck(state[TALON + i], WASTE_STACK, i, where_stack, where_height, state, foundation_to_tableau):
+                return True
+    return False
