@@ -8,12 +8,12 @@ step, or the line does not end as the solver claims, the solver has a bug and we
 
 from __future__ import annotations
 
-from .deal import Deal
+import copy
+
 from .errors import KlondikeError
-from .game import Game, Position
+from .game import Game
 from .movegen import FOUNDATION_PLACE, NOWHERE, PILES, WASTE
 from .notation import DRAW, RECYCLE, move
-from .rules import Ruleset
 
 
 class SolverBug(KlondikeError):
@@ -42,12 +42,12 @@ def play_macro(game: Game, source: int, target: int, index: int, steps: int) -> 
     game.apply(move(card, source_place, _place(target)))
 
 
-def expand(deal: Deal, rules: Ruleset, macros, start: Position | None = None) -> Game:
-    """Play a list of macro-moves from the deal (or `start`) on the engine; return the game.
+def continue_game(origin: Game, macros) -> Game:
+    """Play a list of macro-moves on a copy of `origin`; return the copy.
 
     Raises SolverBug if the engine refuses a step.
     """
-    game = Game(deal, rules, start)
+    game = copy.deepcopy(origin)
     for step, (source, target, index, steps) in enumerate(macros):
         try:
             play_macro(game, int(source), int(target), int(index), int(steps))
@@ -56,9 +56,10 @@ def expand(deal: Deal, rules: Ruleset, macros, start: Position | None = None) ->
     return game
 
 
-def tokens(game: Game) -> list[str]:
-    """The tokens of everything played in a game, auto-play moves marked with `*`."""
-    return [action.token for action in game.line]
+def tokens(game: Game, since: int = 0) -> list[str]:
+    """The tokens of what was played in a game from entry `since` of its line on, auto-play
+    moves marked with `*`."""
+    return [action.token for action in game.line[since:]]
 
 
 def numbered(actions) -> list[str]:

@@ -1,0 +1,60 @@
+"""Statistics for the benchmarks: verdict and time summaries built on the project's own helpers.
+
+The Wilson interval, the percentile and the Solvitaire-style win rate (unknown deals counted both
+ways) come from `solver.stats`; this module adapts them to lists of per-deal verdicts and times
+(empty lists give NaN instead of an error).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from solver.stats import percentile as percentile_of_sorted
+from solver.stats import wilson_interval as solver_wilson_interval
+from solver.stats import win_rate
+
+
+def wilson_interval(successes: int, trials: int) -> tuple[float, float]:
+    """The 95% Wilson score interval (as fractions) of `successes / trials`; NaNs when there are no trials."""
+    if trials <= 0:
+        return math.nan, math.nan
+    return solver_wilson_interval(successes, trials)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) of unsorted values, interpolated linearly; NaN for no values."""
+    return percentile_of_sorted(sorted(values), q) if values else math.nan
+
+
+def time_summary(seconds: Sequence[float]) -> dict:
+    """Median, mean, 99th percentile, maximum and total of a list of durations (NaN when empty)."""
+    if not seconds:
+        return {"count": 0, "median": math.nan, "mean": math.nan, "p99": math.nan, "max": math.nan, "total": 0.0}
+    return {"count": len(seconds), "median": percentile(seconds, 50), "mean": sum(seconds) / len(seconds),
+            "p99": percentile(seconds, 99), "max": max(seconds), "total": sum(seconds)}
+
+
+def verdict_summary(verdicts: Sequence[str]) -> dict:
+    """Counts of `win` / `loss` / `unknown`, the decided share, and the win share with its intervals.
+
+    `win_interval`: the 95% Wilson interval of wins among decided deals.
+    `win_fraction_bounds` / `win_interval_unknowns_both_ways`: over all deals, unknown deals counted
+    as losses (low end) and as wins (high end), as the Solvitaire paper reports (solver.stats.win_rate).
+    """
+    counts = {"win": 0, "loss": 0, "unknown": 0}
+    for verdict in verdicts:
+        counts[verdict] += 1
+    total = len(verdicts)
+    decided = counts["win"] + counts["loss"]
+    both_ways = win_rate(counts["win"], counts["unknown"], total) if total else None
+    return {
+        **counts,
+        "deals": total,
+        "decided": decided,
+        "decided_fraction": decided / total if total else math.nan,
+        "win_fraction_of_decided": counts["win"] / decided if decided else math.nan,
+        "win_interval": wilson_interval(counts["win"], decided),
+        "win_fraction_bounds": (both_ways["low"], both_ways["high"]) if both_ways else (math.nan, math.nan),
+        "win_interval_unknowns_both_ways": tuple(both_ways["ci95"]) if both_ways else (math.nan, math.nan),
+    }

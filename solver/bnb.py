@@ -1,0 +1,151 @@
+"""The branch-and-bound kernel of the optimal search (numba).
+
+Depth-first over the same positions and macro-moves as the winnability search, with pruning
+off (a pruning rule that keeps some win need not keep the best one). Each node carries its
+points and actions; a node is cut when its upper bound (`objective.upper_bound`) cannot beat
+the best line found, or when the table holds a visit of the same position that dominates it
+(at least the points, at most the actions). Like `search`, it runs in resumable chunks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
+from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_TURN, SCORED, recycle_penalties, record_placements,
+                        stop_value, upper_bound, within_time, won_value)
+from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, CTX_TRUNCATED,
+                     EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
+from .state import CARD_SUIT, CARD_VALUE, FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, foundation_total, \
+    state_hash
+from .tt import tt_visit_scored
+
+_rng = np.random.default_rng(0x706C61636564)
+ZOBRIST_PLACED = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
+
+# Slots of the int64 context array: those of `search`, then the best value and the length of
+# its line (-1: the line handed in as the incumbent).
+B_BEST, B_BEST_LENGTH = 6, 7
+B_CTX_SIZE = 8
+
+
+@njit(cache=True)
+def scored_key(state, params, obj, placed):
+    """Table key of a position for the optimal search.
+
+    Exact talon position; the pass number exactly under a pass limit, else only whether later
+    recycles are penalised; and which cards in play have already been placed once (they score
+    nothing next time).
+    """
+    pass_limit = params[PARAM_PASS_LIMIT]
+    key = state_hash(state, pass_limit != 0, state[WASTE_COUNT])
+    if pass_limit == 0 and obj[OBJ_MODE] == SCORED:
+        pass_class = state[PASS] if state[PASS] < obj[OBJ_FREE_PASSES] else obj[OBJ_FREE_PASSES]
+        key ^= ZOBRIST_PASS[pass_class]
+    for card in range(52):
+        if placed[card] and state[FOUNDATION + CARD_SUIT[card]] < CARD_VALUE[card]:
+            key ^= ZOBRIST_PLACED[card]
+    if key == 0:
+        key = np.uint64(1)
+    return key
+
+
+@njit(cache=True)
+def _record_best(moves, move_next, depth, best_path, ctx, value):
+    """Keep the current path (through the move being tried at `depth`) as the best line."""
+    for d in range(depth + 1):
+        for f in range(4):
+            best_path[d, f] = moves[d, move_next[d] - 1, f]
+    ctx[B_BEST] = value
+    ctx[B_BEST_LENGTH] = depth + 1
+
+
+@njit(cache=True)
+def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_next, path_keys,
+              keys, table_points, table_actions, best_path, ctx, params, obj, card_points_table, node_budget):
+    """Run the branch and bound for at most `node_budget` nodes; return a status code
+    (RUNNING, EXHAUSTED, TABLE_FULL, STACK_FULL as in `search`; EXHAUSTED proves the best)."""
+    max_depth = states.shape[0] - 1
+    depth = ctx[CTX_DEPTH]
+    nodes = 0
+    if depth < 0:
+        record_placements(obj, card_points_table, placed[0], states[0])
+        root_stop = stop_value(obj, states[0], points[0], actions[0])
+        if root_stop > ctx[B_BEST]:
+            ctx[B_BEST] = root_stop
+            ctx[B_BEST_LENGTH] = 0
+        key = scored_key(states[0], params, obj, placed[0])
+        path_keys[0] = key
+        if tt_visit_scored(keys, table_points, table_actions, key, points[0], actions[0]):
+            ctx[CTX_TABLE_COUNT] += 1
+        bounds[0] = upper_bound(obj, card_points_table, placed[0], states[0], points[0], actions[0])
+        move_count[0] = 0
+        if foundation_total(states[0]) < 52 and bounds[0] > ctx[B_BEST]:
+            move_count[0] = generate_moves(states[0], params, moves[0])
+        move_next[0] = 0
+        depth = 0
+    while nodes < node_budget:
+        if move_next[depth] >= move_count[depth]:
+            depth -= 1
+            if depth < 0:
+                ctx[CTX_DEPTH] = 0
+                ctx[CTX_NODES] += nodes
+                return EXHAUSTED
+            continue
+        if depth == max_depth:
+            if ctx[CTX_CAN_GROW_STACK]:
+                ctx[CTX_DEPTH] = depth
+                ctx[CTX_NODES] += nodes
+                return STACK_FULL
+            ctx[CTX_TRUNCATED] = 1
+            move_next[depth] = move_count[depth]
+            continue
+        if ctx[CTX_TABLE_COUNT] >= ctx[CTX_TABLE_LIMIT]:
+            ctx[CTX_DEPTH] = depth
+            ctx[CTX_NODES] += nodes
+            return TABLE_FULL
+        if bounds[depth] <= ctx[B_BEST]:
+            move_next[depth] = move_count[depth]  # a better line was found meanwhile
+            continue
+        index = move_next[depth]
+        move_next[depth] = index + 1
+        move = moves[depth, index]
+        taken = actions[depth] + move[MOVE_STEPS] + (1 if move[MOVE_SOURCE] != NOWHERE else 0)
+        if not within_time(obj, taken):
+            continue  # past the time limit nothing counts: stopping before is at least as good
+        child = states[depth + 1]
+        child[:] = states[depth]
+        child_placed = placed[depth + 1]
+        child_placed[:] = placed[depth]
+        pass_before = child[PASS]
+        turned = apply_move(child, move, params)
+        nodes += 1
+        gained = obj[OBJ_TURN] * turned + record_placements(obj, card_points_table, child_placed, child)
+        gained -= recycle_penalties(obj, pass_before, child[PASS])
+        child_points = points[depth] + gained
+        if foundation_total(child) == 52:
+            value = won_value(obj, child_points, taken)
+            if value > ctx[B_BEST]:
+                _record_best(moves, move_next, depth, best_path, ctx, value)
+            continue
+        value = stop_value(obj, child, child_points, taken)
+        if value > ctx[B_BEST]:
+            _record_best(moves, move_next, depth, best_path, ctx, value)
+        bound = upper_bound(obj, card_points_table, child_placed, child, child_points, taken)
+        if bound <= ctx[B_BEST]:
+            continue
+        key = scored_key(child, params, obj, child_placed)
+        if not tt_visit_scored(keys, table_points, table_actions, key, child_points, taken):
+            continue
+        ctx[CTX_TABLE_COUNT] += 1
+        depth += 1
+        path_keys[depth] = key
+        points[depth] = child_points
+        actions[depth] = taken
+        bounds[depth] = bound
+        move_count[depth] = generate_moves(child, params, moves[depth])
+        move_next[depth] = 0
+    ctx[CTX_DEPTH] = depth
+    ctx[CTX_NODES] += nodes
+    return RUNNING

@@ -1,0 +1,158 @@
+"""What the optimal search maximises (RULES.md section 6), as numba functions over the state.
+
+Two objectives, one scale (bigger is better):
+
+- `SCORED` (harmony, duel): the score itself. `points` carries the events so far (first
+  placements, turned cards, recycle penalties); the clock adds 150 per whole second left when
+  won, 1 per whole 3 seconds left otherwise; past 300 s nothing counts.
+- `FEWEST` (no scoring): a win in the fewest actions, else the most cards on the foundations,
+  then the fewest actions: ``WON_BASE - actions`` for a win, ``1000 * cards - actions`` otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
+    card_points
+from .rules import TIME_LIMIT_SECONDS, Ruleset
+from .state import FACE_DOWN, FOUNDATION, PILES, TALON_LEN, WASTE_COUNT, foundation_total
+
+FEWEST, SCORED = 0, 1
+WON_BASE = 1_000_000
+CARD_WEIGHT = 1000
+NEVER = -(1 << 40)  # the value of a line that cannot be (past the time limit)
+
+OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_MS_PER_ACTION, OBJ_LIMIT_MS, \
+    OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN = range(12)
+OBJ_SIZE = 12
+
+
+def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
+    """(objective parameters int64[OBJ_SIZE], points of each card's first placement int64[52])."""
+    obj = np.zeros(OBJ_SIZE, dtype=np.int64)
+    points = np.zeros(52, dtype=np.int64)
+    obj[OBJ_DRAW] = rules.draw
+    obj[OBJ_AUTO] = int(rules.auto_play)
+    if rules.scoring is None:
+        obj[OBJ_MODE] = FEWEST
+        return obj, points
+    obj[OBJ_MODE] = SCORED
+    obj[OBJ_TURN] = TURN_POINTS
+    obj[OBJ_COMPLETION] = COMPLETION[rules.scoring]
+    obj[OBJ_RECYCLE] = RECYCLE_PENALTY
+    obj[OBJ_FREE_PASSES] = FREE_PASSES
+    if rules.clock_on:
+        milliseconds = round(rules.seconds_per_action * 1000)
+        if abs(milliseconds - rules.seconds_per_action * 1000) > 1e-6 or milliseconds <= 0:
+            raise ValueError("the optimal search needs a clock in whole milliseconds per action")
+        obj[OBJ_MS_PER_ACTION] = milliseconds
+        obj[OBJ_LIMIT_MS] = TIME_LIMIT_SECONDS * 1000
+        obj[OBJ_WON_PER_SECOND] = WON_BONUS_PER_SECOND
+        obj[OBJ_STOP_DIVISOR] = STOP_BONUS_DIVISOR
+    for card in range(52):
+        points[card] = card_points(rules.scoring, card)
+    return obj, points
+
+
+@njit(cache=True)
+def within_time(obj, actions):
+    """False if `actions` actions pass the time limit (then only what came before counts)."""
+    if obj[OBJ_MODE] == FEWEST or obj[OBJ_MS_PER_ACTION] == 0:
+        return True
+    return actions * obj[OBJ_MS_PER_ACTION] <= obj[OBJ_LIMIT_MS]
+
+
+@njit(cache=True)
+def _seconds_left(obj, actions):
+    return (obj[OBJ_LIMIT_MS] - actions * obj[OBJ_MS_PER_ACTION]) // 1000
+
+
+@njit(cache=True)
+def stop_value(obj, state, points, actions):
+    """The value of stopping here (not won)."""
+    if obj[OBJ_MODE] == FEWEST:
+        return CARD_WEIGHT * foundation_total(state) - actions
+    if obj[OBJ_MS_PER_ACTION] == 0:
+        return points
+    return points + _seconds_left(obj, actions) // obj[OBJ_STOP_DIVISOR]
+
+
+@njit(cache=True)
+def won_value(obj, points, actions):
+    """The value of a win reached with these points and actions."""
+    if obj[OBJ_MODE] == FEWEST:
+        return WON_BASE - actions
+    value = points + obj[OBJ_COMPLETION]
+    if obj[OBJ_MS_PER_ACTION] != 0:
+        value += obj[OBJ_WON_PER_SECOND] * _seconds_left(obj, actions)
+    return value
+
+
+@njit(cache=True)
+def actions_lower_bound(obj, state):
+    """Fewest actions that can still win from here (admissible).
+
+    Every stock card has to be drawn, `draw` at a time; without auto-play every card not yet
+    up needs one action of its own to go up.
+    """
+    stock = state[TALON_LEN] - state[WASTE_COUNT]
+    draw = obj[OBJ_DRAW]
+    bound = (stock + draw - 1) // draw
+    if not obj[OBJ_AUTO]:
+        bound += 52 - foundation_total(state)
+    return bound
+
+
+@njit(cache=True)
+def upper_bound(obj, card_points_table, placed, state, points, actions):
+    """A value no line from here can beat (admissible): every point still to be had, the win
+    reached in the fewest actions that could do it, or the best stop. With `OBJ_NO_WIN` set (the
+    winnability search proved there is no win) the win is left out."""
+    if obj[OBJ_MODE] == FEWEST:
+        if obj[OBJ_NO_WIN]:
+            return CARD_WEIGHT * 52 - actions
+        return WON_BASE - actions - actions_lower_bound(obj, state)
+    still = points
+    for card in range(52):
+        if placed[card] == 0:
+            still += card_points_table[card]
+    face_down = 0
+    for pile in range(PILES):
+        face_down += state[FACE_DOWN + pile]
+    still += obj[OBJ_TURN] * face_down
+    best = still
+    if obj[OBJ_MS_PER_ACTION] != 0:
+        best = still + _seconds_left(obj, actions) // obj[OBJ_STOP_DIVISOR]
+    fastest = actions + actions_lower_bound(obj, state)
+    if not obj[OBJ_NO_WIN] and within_time(obj, fastest):
+        won = won_value(obj, still, fastest)
+        if won > best:
+            best = won
+    return best
+
+
+@njit(cache=True)
+def recycle_penalties(obj, pass_before, pass_after):
+    """Points lost to the recycles that took the pass number from `pass_before` to `pass_after`."""
+    if obj[OBJ_MODE] == FEWEST or pass_after <= pass_before:
+        return 0
+    first_penalised = obj[OBJ_FREE_PASSES] + 1
+    low = pass_before + 1 if pass_before + 1 > first_penalised else first_penalised
+    if pass_after < low:
+        return 0
+    return obj[OBJ_RECYCLE] * (pass_after - low + 1)
+
+
+@njit(cache=True)
+def record_placements(obj, card_points_table, placed, state):
+    """Mark every card now on a foundation as placed; return the points of first placements."""
+    gained = 0
+    for suit in range(4):
+        for value in range(state[FOUNDATION + suit]):
+            card = suit * 13 + value
+            if placed[card] == 0:
+                placed[card] = 1
+                gained += card_points_table[card]
+    return gained

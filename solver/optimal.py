@@ -1,0 +1,201 @@
+"""Optimal lines: the highest score under a scoring ruleset, the fewest actions otherwise.
+
+`best()` first asks the winnability search for a line (a good incumbent, and a proof when there
+is no win at all), then runs the branch and bound (`bnb`) from the deal with that value to beat.
+`optimal` is true only when the branch and bound finished; otherwise `bound` is a proven limit
+on what any line can reach. The reported line is replayed by the reference engine, and the
+engine's score must equal the search's.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import line as line_module
+from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk
+from .deal import Deal
+from .game import Game, Position
+from .movegen import MAX_MOVES, MOVE_FIELDS
+from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params
+from .rules import Ruleset
+from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY
+from .runner import ChunkedSearch
+from .search import CTX_DEPTH, EXHAUSTED
+from .solve import DEFAULT_MEMORY_MB, search_params, solve
+from .state import STATE_SIZE, encode
+from .tt import flush_scored, rehash_scored
+
+INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budgets
+
+
+@dataclass
+class BestResult:
+    """The best line found, its value, and how sure we are of it."""
+
+    deal: Deal
+    rules: Ruleset
+    won: bool
+    line: list[str]
+    actions: int
+    score: int | None  # the line's score (rulesets with scoring), else None
+    bound: int | None  # scoring: the proven best possible score; else: the proven fewest actions of a win
+    optimal: bool
+    breakdown: dict | None
+    foundation_cards: int
+    nodes: int = 0
+    seconds: float = 0.0
+    winnable: str = "unknown"  # the winnability verdict: win, loss or unknown
+    reason: str | None = None
+    game: Game | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict:
+        """The JSON form of `klondike best --json` (the fields of `solve`, plus score and bound)."""
+        return {
+            "seed": self.deal.seed,
+            "source": self.deal.source,
+            "deal": self.deal.codes,
+            "rules": self.rules.to_json(),
+            "result": "win" if self.won else ("loss" if self.winnable == "loss" else "no win found"),
+            "line": self.line,
+            "actions": self.actions,
+            "foundation_cards": self.foundation_cards,
+            "score": self.score,
+            "bound": self.bound,
+            "optimal": self.optimal,
+            "breakdown": self.breakdown,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 6),
+            "reason": self.reason,
+        }
+
+
+def line_value(game: Game) -> int:
+    """The objective value of a played line, as the reference engine counts it."""
+    if game.rules.scoring is not None:
+        return game.score().total
+    if game.won:
+        return WON_BASE - game.actions
+    return CARD_WEIGHT * sum(game.position.foundations) - game.actions
+
+
+class BranchAndBound(ChunkedSearch):
+    """One resumable optimal search (`bnb.bnb_chunk`)."""
+
+    stack_layout = {
+        "states": ((STATE_SIZE,), np.int8),
+        "placed": ((52,), np.int8),
+        "points": ((), np.int64),
+        "actions": ((), np.int64),
+        "bounds": ((), np.int64),
+        "moves": ((MAX_MOVES, MOVE_FIELDS), np.int16),
+        "move_count": ((), np.int32),
+        "move_next": ((), np.int32),
+        "path_keys": ((), np.uint64),
+        "best_path": ((4,), np.int16),
+    }
+    table_dtypes = (np.uint64, np.int64, np.int32)
+    context_size = B_CTX_SIZE
+
+    def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
+                 memory_mb: int = DEFAULT_MEMORY_MB):
+        super().__init__(memory_mb)
+        self.params = search_params(rules, prune=False)
+        self.obj, self.card_points = objective_params(rules)
+        self.obj[OBJ_NO_WIN] = int(no_win)
+        self.stack["states"][0] = encode(origin.position)
+        # The root carries the game so far: its clock, its points, the cards already placed once.
+        counters = origin.counters
+        self.stack["actions"][0] = counters.actions
+        if rules.scoring is not None:
+            self.stack["points"][0] = (counters.card_points + TURN_POINTS * counters.turned
+                                       - RECYCLE_PENALTY * counters.penalised_recycles - UNDO_PENALTY * counters.undos)
+        for card in origin.placed:
+            self.stack["placed"][0, card] = 1
+        self.ctx[B_BEST] = incumbent
+        self.ctx[B_BEST_LENGTH] = -1
+
+    def _kernel(self, node_budget: int) -> int:
+        st = self.stack
+        return bnb_chunk(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
+                         st["move_count"], st["move_next"], st["path_keys"], self.table[0], self.table[1],
+                         self.table[2], st["best_path"], self.ctx, self.params, self.obj, self.card_points,
+                         node_budget)
+
+    def _rehash(self, old, new) -> int:
+        return rehash_scored(old[0], old[1], old[2], new[0], new[1], new[2])
+
+    def _flush(self, depth: int) -> int:
+        st = self.stack
+        return flush_scored(self.table[0], self.table[1], self.table[2], st["path_keys"], st["points"],
+                            st["actions"], depth + 1)
+
+    @property
+    def best_value(self) -> int:
+        """The value of the best line so far (the incumbent's until the search beats it)."""
+        return int(self.ctx[B_BEST])
+
+    def best_path(self) -> list[tuple[int, int, int, int]] | None:
+        """The macro-moves of the best line found by this search, or None if it is the incumbent."""
+        length = int(self.ctx[B_BEST_LENGTH])
+        if length < 0:
+            return None
+        return [tuple(int(v) for v in self.stack["best_path"][d]) for d in range(length)]
+
+    def proven_bound(self) -> int:
+        """A value no line can beat: the best itself once finished, else also the open nodes' bounds."""
+        if self.status == EXHAUSTED and not self.truncated:
+            return self.best_value
+        depth = max(0, int(self.ctx[CTX_DEPTH]))
+        return max(self.best_value, int(self.stack["bounds"][: depth + 1].max()))
+
+
+def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
+         memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, game: Game | None = None,
+         progress=None) -> BestResult:
+    """The best line for the deal under `rules`, with its proven bound.
+
+    It starts from the deal, from the position `start`, or from a game in progress (`game`: its
+    clock, points and placed cards count, so values are those of the whole game). The line and
+    `actions` are the continuation; `score` is the whole game's.
+    """
+    began = time.perf_counter()
+    origin = game if game is not None else Game(deal, rules, start)
+    position = origin.position
+    share_nodes = None if max_nodes is None else max(1, max_nodes // INCUMBENT_SHARE)
+    share_time = None if time_limit is None else time_limit / INCUMBENT_SHARE
+    verdict = solve(deal, rules, max_nodes=share_nodes, time_limit=share_time, memory_mb=memory_mb,
+                    start=position, progress=progress)
+    incumbent = line_module.continue_game(origin, verdict.path if verdict.result == "win" else [])
+    search = BranchAndBound(origin, rules, line_value(incumbent), verdict.result == "loss", memory_mb)
+    remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
+    reason = search.run_within(time.perf_counter(), verdict.nodes, max_nodes, remaining_time, progress)
+    path = search.best_path()
+    if path is None:
+        final = incumbent
+    else:
+        final = line_module.continue_game(origin, path)
+        if line_value(final) != search.best_value:
+            raise line_module.SolverBug(f"the engine values the best line at {line_value(final)}, "
+                                        f"the search at {search.best_value}")
+    optimal = search.status == EXHAUSTED and not search.truncated
+    return BestResult(
+        deal=deal, rules=rules, won=final.won, line=line_module.tokens(final, since=len(origin.line)),
+        actions=final.actions - origin.actions,
+        score=final.score().total if rules.scoring else None,
+        bound=_bound_for_people(rules, search.proven_bound(), origin.actions),
+        optimal=optimal,
+        breakdown=final.score().to_json() if rules.scoring else None,
+        foundation_cards=sum(final.position.foundations),
+        nodes=verdict.nodes + search.nodes, seconds=time.perf_counter() - began,
+        winnable=verdict.result, reason=None if optimal else (reason or "stack depth"), game=final)
+
+
+def _bound_for_people(rules: Ruleset, bound: int, actions_before: int) -> int | None:
+    """Scoring: the bound is a score. Fewest actions: the fewest further actions any win can
+    take (None when even the bound is not a win)."""
+    if rules.scoring is not None:
+        return bound
+    return WON_BASE - bound - actions_before if bound > CARD_WEIGHT * 52 else None

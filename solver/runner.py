@@ -1,0 +1,142 @@
+"""Resumable searches: the Python side of the numba kernels.
+
+A kernel works on arrays it is handed (a stack with one row per depth, a transposition table,
+a context array) for a node budget, then returns a status. `ChunkedSearch` owns those arrays:
+it grows the stack and the table within the memory budget (or flushes the table when it is at
+its largest), and runs the kernel until it finishes or a node or time budget runs out.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_SIZE, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
+                     CTX_TRUNCATED, RUNNING, STACK_FULL, TABLE_FULL)
+
+CHUNK_NODES = 100_000
+FIRST_TABLE_ENTRIES = 1 << 14
+TABLE_LOAD = 0.7
+FIRST_STACK_DEPTH = 512
+
+
+class ChunkedSearch:
+    """Owns the arrays of one search and runs its kernel in chunks.
+
+    Subclasses give `stack_layout` (name -> (shape of one level, dtype)), `table_dtypes`, and
+    implement `_kernel(node_budget)`, `_rehash(old, new)` and `_flush(depth)`.
+    """
+
+    stack_layout: dict[str, tuple[tuple[int, ...], type]] = {}
+    table_dtypes: tuple[type, ...] = ()
+    context_size = CTX_SIZE
+
+    def __init__(self, memory_mb: int):
+        if memory_mb < 1:
+            raise ValueError("memory must be at least 1 MB")
+        budget = memory_mb * (1 << 20)
+        level_bytes = sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+                          for shape, dtype in self.stack_layout.values())
+        entry_bytes = sum(np.dtype(dtype).itemsize for dtype in self.table_dtypes)
+        # The stack may take a quarter of the budget; the table the rest, counting the moment of
+        # growth when the old table (half size) and the new one are both alive.
+        self.max_depth = max(FIRST_STACK_DEPTH, budget // 4 // level_bytes)
+        table_budget = budget - min(budget // 4, self.max_depth * level_bytes)
+        self.max_table_entries = 1 << max(10, int(table_budget * 2 // (3 * entry_bytes)).bit_length() - 1)
+        self.stack: dict[str, np.ndarray] = {}
+        self._allocate_stack(min(FIRST_STACK_DEPTH, self.max_depth))
+        self.table = self._new_table(min(FIRST_TABLE_ENTRIES, self.max_table_entries))
+        self.ctx = np.zeros(self.context_size, dtype=np.int64)
+        self.ctx[CTX_DEPTH] = -1
+        self._set_limits()
+        self.status = RUNNING
+        self.flushes = 0
+
+    def _new_table(self, entries: int) -> list[np.ndarray]:
+        return [np.zeros(entries, dtype=dtype) for dtype in self.table_dtypes]
+
+    def _allocate_stack(self, depth: int) -> None:
+        levels = depth + 1
+        for name, (shape, dtype) in self.stack_layout.items():
+            grown = np.zeros((levels, *shape), dtype=dtype)
+            old = self.stack.get(name)
+            if old is not None:
+                grown[: old.shape[0]] = old
+            self.stack[name] = grown
+
+    @property
+    def stack_depth(self) -> int:
+        """Rows in the stack arrays, less one."""
+        return next(iter(self.stack.values())).shape[0] - 1
+
+    def _set_limits(self) -> None:
+        self.ctx[CTX_TABLE_LIMIT] = int(self.table[0].shape[0] * TABLE_LOAD)
+        self.ctx[CTX_CAN_GROW_STACK] = int(self.stack_depth < self.max_depth)
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far."""
+        return int(self.ctx[CTX_NODES])
+
+    @property
+    def truncated(self) -> bool:
+        """True if some position was left unexplored for want of stack depth."""
+        return bool(self.ctx[CTX_TRUNCATED])
+
+    @property
+    def table_entries(self) -> int:
+        """Current size of the table in entries."""
+        return int(self.table[0].shape[0])
+
+    def run(self, node_budget: int) -> int:
+        """Search for up to `node_budget` more nodes; returns the kernel's final status or RUNNING."""
+        target = self.nodes + node_budget
+        while self.nodes < target:
+            self.status = self._kernel(target - self.nodes)
+            if self.status == TABLE_FULL:
+                size = self.table_entries
+                if size * 2 <= self.max_table_entries:
+                    bigger = self._new_table(size * 2)
+                    self.ctx[CTX_TABLE_COUNT] = self._rehash(self.table, bigger)
+                    self.table = bigger
+                else:
+                    self.ctx[CTX_TABLE_COUNT] = self._flush(int(self.ctx[CTX_DEPTH]))
+                    self.flushes += 1
+                self._set_limits()
+            elif self.status == STACK_FULL:
+                self._allocate_stack(min(self.max_depth, 2 * self.stack_depth))
+                self._set_limits()
+            elif self.status != RUNNING:
+                return self.status
+        return RUNNING
+
+    def run_within(self, began: float, nodes_before: int, max_nodes: int | None, time_limit: float | None,
+                   progress=None) -> str | None:
+        """Run to the end or to a budget (nodes counted from `nodes_before`, time from `began`).
+
+        Returns the budget that ran out ("node budget", "time limit"), or None when finished.
+        """
+        while True:
+            if max_nodes is None:
+                chunk = CHUNK_NODES
+            else:
+                chunk = min(CHUNK_NODES, max_nodes - nodes_before - self.nodes)
+                if chunk <= 0:
+                    return "node budget"
+            status = self.run(chunk)
+            if progress is not None:
+                progress(nodes_before + self.nodes)
+            if status != RUNNING:
+                return None
+            if time_limit is not None and time.perf_counter() - began >= time_limit:
+                return "time limit"
+
+    def _kernel(self, node_budget: int) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _rehash(self, old: list[np.ndarray], new: list[np.ndarray]) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _flush(self, depth: int) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
