@@ -284,6 +284,39 @@ def _card_targets(state, moves, count, card, source, index, steps, priority, ski
 
 
 @njit(cache=True)
+def could_be_covered(state, card, foundation_to_tableau):
+    """True if some card could be put on `card` next: one of the two other-colour cards one
+    lower, face up in a pile, in the talon, or (with foundation->tableau) a foundation top.
+
+    Used to hold back moves whose only use is as a base (see `generate_moves`).
+    """
+    value = CARD_VALUE[card]
+    if value == 1:
+        return False
+    red = CARD_RED[card]
+    for suit in range(4):
+        if CARD_RED[suit * 13] == red:
+            continue
+        lower = suit * 13 + value - 2
+        height = state[FOUNDATION + suit]
+        if height == value - 1:
+            if foundation_to_tableau:
+                return True  # it is that foundation's top
+            continue
+        if height >= value:
+            continue  # buried in its foundation
+        for i in range(state[TALON_LEN]):
+            if state[TALON + i] == lower:
+                return True
+        for pile in range(PILES):
+            base = PILE_CARDS + pile * PILE_SLOTS
+            for i in range(state[FACE_DOWN + pile], state[PILE_LEN + pile]):
+                if state[base + i] == lower:
+                    return True
+    return False
+
+
+@njit(cache=True)
 def _talon_moves(state, params, moves, count, pending):
     """Macro-moves from the stock and waste: every card that repeated talon actions can bring
     to the waste top, to a foundation or a pile, costing that many actions.
@@ -297,9 +330,15 @@ def _talon_moves(state, params, moves, count, pending):
     draw = params[PARAM_DRAW]
     pass_limit = params[PARAM_PASS_LIMIT]
     auto = params[PARAM_AUTO]
+    f2t = params[PARAM_F2T]
     length = state[TALON_LEN]
     if length == 0:
         return count
+    # Draw 1 with unlimited passes: every talon card stays within reach, so a card is worth
+    # putting on the tableau only just before something is put on it: in any winning line, each
+    # such move can wait until then. (With auto-play and foundation->tableau together, waiting
+    # could let auto-play send up cards the line later takes down, so the rule is off there.)
+    hold_back = params[PARAM_PRUNE] and draw == 1 and pass_limit == 0 and not (auto and f2t)
     seen = np.zeros(TALON_SLOTS + 1, dtype=np.bool_)
     waste_count = state[WASTE_COUNT]
     passes = state[PASS]
@@ -313,7 +352,8 @@ def _talon_moves(state, params, moves, count, pending):
                 return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
             if goes_to_foundation(state, card):
                 count = _add(moves, count, WASTE, FOUNDATION_PLACE, 0, steps, 70 * 64 - steps)
-            count = _card_targets(state, moves, count, card, WASTE, 0, steps, 50 * 64 - steps, -1, False)
+            if not hold_back or could_be_covered(state, card, f2t):
+                count = _card_targets(state, moves, count, card, WASTE, 0, steps, 50 * 64 - steps, -1, False)
         elif steps > 0 and auto and pending:
             return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
         # next talon position
@@ -399,6 +439,11 @@ def generate_moves(state, params, moves):
             value = CARD_VALUE[card]
             if prune and value == 1:
                 continue  # an ace in the tableau is only ever a blocker
+            if prune and not auto and not could_be_covered(state, card, True):
+                # A card taken down is only of use as a base, and it can be taken down just
+                # before something is put on it (until then, being up changes nothing without
+                # auto-play), so hold it back while nothing could be.
+                continue
             if auto:
                 # it would be auto-played straight back: the move changes nothing but the clock
                 back = True

@@ -1,0 +1,41 @@
+"""Keeping numba's on-disk cache honest.
+
+numba checks a cached kernel only against the source file that defines it, not against the files
+of the kernels it calls, so after an edit to `movegen.py` a cached `search_chunk` would still run
+the old move generator. On import we fingerprint all the kernel sources together and drop the
+package's cached kernels when the fingerprint changes. Best effort: a read-only install is left
+alone (numba then caches elsewhere, per user).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+KERNEL_MODULES = ("state", "movegen", "canon", "deadends", "tt", "search", "objective", "bnb")
+_MARKER = "kernels.fingerprint"
+
+
+def kernel_fingerprint(package_dir: Path) -> str:
+    """A hash of the source of every module that holds numba kernels."""
+    digest = hashlib.sha256()
+    for name in KERNEL_MODULES:
+        digest.update((package_dir / f"{name}.py").read_bytes())
+    return digest.hexdigest()
+
+
+def refresh_cache(package_dir: Path) -> bool:
+    """Delete the package's cached kernels if the kernel sources changed; True if it did."""
+    cache_dir = package_dir / "__pycache__"
+    try:
+        fingerprint = kernel_fingerprint(package_dir)
+        marker = cache_dir / _MARKER
+        if marker.exists() and marker.read_text() == fingerprint:
+            return False
+        cache_dir.mkdir(exist_ok=True)
+        for stale in list(cache_dir.glob("*.nbi")) + list(cache_dir.glob("*.nbc")):
+            stale.unlink()
+        marker.write_text(fingerprint)
+        return True
+    except OSError:
+        return False
