@@ -147,10 +147,18 @@ def test_unknown_ruleset_rejected():
     assert "bogus" in result.stderr and result.stdout == ""
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py: click's usage error for an unknown --rules value prints "
-                                       "Usage/Try/blank/Error lines, not one line")
-def test_unknown_ruleset_one_line():
-    one_error_line(run("deal", "0", "--rules", "bogus"))
+@pytest.mark.parametrize("args", [["deal", "0", "--rules", "bogus"], ["deal", "--nope"], ["replay"],
+                                  ["solve", "1", "--max-nodes", "-5"]])
+def test_usage_errors_are_one_line_through_the_console_entry(args):
+    # The `klondike` console script is cli.run, which folds click's usage errors into one line.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("klondike: error: "), done.stderr
 
 
 def test_seed_with_leading_zeros():

@@ -1,0 +1,95 @@
+"""The `solve`, `best` and `bench` commands: JSON fields, exit codes, lines that replay."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from solver.deal import Deal
+from solver.game import replay
+from solver.rules import PRESETS
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_solve_json_win_replays_and_exit_code_zero():
+    result = run("solve", 3, "--json", "--max-nodes", 500_000)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert set(data) >= {"seed", "source", "deal", "rules", "result", "line", "actions", "nodes", "seconds"}
+    assert data["result"] == "win" and data["rules"]["name"] == "classic" and data["rules"]["draw"] == 1
+    game = replay(Deal.from_seed(3), PRESETS["classic"], data["line"]).game
+    assert game.won and game.actions == data["actions"]
+
+
+def test_solve_proved_loss_exits_one():
+    # seed 4 under classic is lost: nothing but a few moves, then stuck
+    result = run("solve", 4, "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.output)["result"] == "loss"
+
+
+def test_solve_budget_gives_unknown_exit_three():
+    result = run("solve", 1, "--rules", "duel", "--max-nodes", 50, "--json")
+    assert result.exit_code == 3
+    data = json.loads(result.output)
+    assert data["result"] == "unknown" and data["line"] == [] and data["reason"] == "node budget"
+
+
+def test_solve_harmony_line_shows_auto_play():
+    result = run("solve", 3, "--rules", "harmony", "--json")
+    data = json.loads(result.output)
+    assert data["result"] == "win"
+    assert any(token.endswith("*") for token in data["line"])
+    assert replay(Deal.from_seed(3), PRESETS["harmony"], data["line"]).game.won
+
+
+def test_solve_text_output_numbers_actions_and_shows_boards():
+    result = run("solve", 3, "--show", "--max-nodes", 500_000)
+    assert result.exit_code == 0
+    assert "result: win in" in result.output
+    assert "   1. " in result.output
+    assert result.output.count("foundations:") == 2  # before and after
+
+
+def test_best_json_fields_and_engine_score():
+    result = run("best", 3, "--rules", "harmony", "--max-nodes", 200_000, "--json")
+    assert result.exit_code in (0, 3)
+    data = json.loads(result.output)
+    assert set(data) >= {"score", "bound", "optimal", "breakdown", "line", "actions"}
+    game = replay(Deal.from_seed(3), PRESETS["harmony"], data["line"]).game
+    assert game.score().total == data["score"] == data["breakdown"]["total"]
+    assert data["bound"] >= data["score"]
+    assert (result.exit_code == 0) == data["optimal"]
+
+
+def test_best_without_scoring_reports_no_score():
+    result = run("best", 4, "--json", "--max-nodes", 300_000)
+    data = json.loads(result.output)
+    assert data["score"] is None and data["breakdown"] is None
+    assert data["result"] == "loss"
+
+
+@pytest.mark.parametrize("args", [
+    ["solve", "abc"],
+    ["solve", 1, "--rules", "nope"],
+    ["solve", 1, "--max-nodes", 0],
+    ["solve", "--deal", "Ah Ah"],
+    ["best", 1, "--passes", "zero"],
+])
+def test_bad_input_is_one_line_and_exit_two(args):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_bench_prints_signature():
+    result = run("bench", "--seeds", "1-2", "--max-nodes", 2000, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["total_nodes"] == sum(row["nodes"] for row in data["rulesets"]) > 0
+    again = json.loads(run("bench", "--seeds", "1-2", "--max-nodes", 2000, "--json").output)
+    assert again["total_nodes"] == data["total_nodes"]  # deterministic: a signature of the search
