@@ -15,8 +15,7 @@ from numba import njit
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
 from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_TURN, SCORED, recycle_penalties, record_placements,
                         stop_value, upper_bound, within_time, won_value)
-from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, CTX_TRUNCATED,
-                     EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
+from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import CARD_SUIT, CARD_VALUE, FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, foundation_total, \
     state_hash
 from .tt import tt_visit_scored
@@ -86,25 +85,13 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         move_next[0] = 0
         depth = 0
     while nodes < node_budget:
-        if move_next[depth] >= move_count[depth]:
-            depth -= 1
-            if depth < 0:
-                ctx[CTX_DEPTH] = 0
-                ctx[CTX_NODES] += nodes
-                return EXHAUSTED
+        step, depth = next_step(depth, move_count, move_next, ctx, max_depth)
+        if step == AGAIN:
             continue
-        if depth == max_depth:
-            if ctx[CTX_CAN_GROW_STACK]:
-                ctx[CTX_DEPTH] = depth
-                ctx[CTX_NODES] += nodes
-                return STACK_FULL
-            ctx[CTX_TRUNCATED] = 1
-            move_next[depth] = move_count[depth]
-            continue
-        if ctx[CTX_TABLE_COUNT] >= ctx[CTX_TABLE_LIMIT]:
+        if step != PROCEED:
             ctx[CTX_DEPTH] = depth
             ctx[CTX_NODES] += nodes
-            return TABLE_FULL
+            return step
         if bounds[depth] <= ctx[B_BEST]:
             move_next[depth] = move_count[depth]  # a better line was found meanwhile
             continue

@@ -24,7 +24,7 @@ from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY
 from .runner import ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED
-from .solve import DEFAULT_MEMORY_MB, search_params, solve
+from .solve import DEFAULT_MEMORY_MB, deal_fields, search_params, solve
 from .state import STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored
 
@@ -54,10 +54,7 @@ class BestResult:
     def to_json(self) -> dict:
         """The JSON form of `klondike best --json` (the fields of `solve`, plus score and bound)."""
         return {
-            "seed": self.deal.seed,
-            "source": self.deal.source,
-            "deal": self.deal.codes,
-            "rules": self.rules.to_json(),
+            **deal_fields(self.deal, self.rules),
             "result": "win" if self.won else ("loss" if self.winnable == "loss" else "no win found"),
             "line": self.line,
             "actions": self.actions,

@@ -27,6 +27,34 @@ CTX_DEPTH, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, CTX_NODES, CTX_TRUNCATED, CTX_CAN_G
 CTX_SIZE = 8
 
 
+# What the depth-first loop does next (`next_step`), besides returning one of the statuses above.
+PROCEED = -1  # try the next move at this depth
+AGAIN = -2  # the level was closed or left: look again
+
+
+@njit(cache=True)
+def next_step(depth, move_count, move_next, ctx, max_depth):
+    """The stack bookkeeping shared by the depth-first kernels: returns (step, depth).
+
+    Closes an exhausted level (EXHAUSTED when the root is done), asks for a bigger stack at the
+    deepest row (or, when it may not grow, leaves that position unexplored and marks the search
+    truncated, so no loss can be claimed), asks for a bigger table at its load limit.
+    """
+    if move_next[depth] >= move_count[depth]:
+        if depth == 0:
+            return EXHAUSTED, 0
+        return AGAIN, depth - 1
+    if depth == max_depth:
+        if ctx[CTX_CAN_GROW_STACK]:
+            return STACK_FULL, depth
+        ctx[CTX_TRUNCATED] = 1
+        move_next[depth] = move_count[depth]
+        return AGAIN, depth
+    if ctx[CTX_TABLE_COUNT] >= ctx[CTX_TABLE_LIMIT]:
+        return TABLE_FULL, depth
+    return PROCEED, depth
+
+
 @njit(cache=True)
 def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, keys, orders, ctx, params,
                  node_budget):
@@ -52,25 +80,13 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
         move_next[0] = 0
         depth = 0
     while nodes < node_budget:
-        if move_next[depth] >= move_count[depth]:
-            depth -= 1
-            if depth < 0:
-                ctx[CTX_DEPTH] = 0
-                ctx[CTX_NODES] += nodes
-                return EXHAUSTED
+        step, depth = next_step(depth, move_count, move_next, ctx, max_depth)
+        if step == AGAIN:
             continue
-        if depth == max_depth:
-            if ctx[CTX_CAN_GROW_STACK]:
-                ctx[CTX_DEPTH] = depth
-                ctx[CTX_NODES] += nodes
-                return STACK_FULL
-            ctx[CTX_TRUNCATED] = 1  # this position is left unexplored: no loss can be claimed
-            move_next[depth] = move_count[depth]
-            continue
-        if ctx[CTX_TABLE_COUNT] >= ctx[CTX_TABLE_LIMIT]:
+        if step != PROCEED:
             ctx[CTX_DEPTH] = depth
             ctx[CTX_NODES] += nodes
-            return TABLE_FULL
+            return step
         index = move_next[depth]
         move_next[depth] = index + 1
         child = states[depth + 1]

@@ -46,10 +46,7 @@ class Result:
     def to_json(self) -> dict:
         """The JSON form of `klondike solve --json`."""
         return {
-            "seed": self.deal.seed,
-            "source": self.deal.source,
-            "deal": self.deal.codes,
-            "rules": self.rules.to_json(),
+            **deal_fields(self.deal, self.rules),
             "result": self.result,
             "line": self.line,
             "actions": self.actions,
@@ -57,6 +54,11 @@ class Result:
             "seconds": round(self.seconds, 6),
             "reason": self.reason,
         }
+
+
+def deal_fields(deal: Deal, rules: Ruleset) -> dict:
+    """The fields every JSON answer about a deal starts with: seed, source, deal, rules."""
+    return {"seed": deal.seed, "source": deal.source, "deal": deal.codes, "rules": rules.to_json()}
 
 
 def search_params(rules: Ruleset, prune: bool = True) -> np.ndarray:
