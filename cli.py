@@ -79,8 +79,26 @@ def deal_options(func):
                      help="Where the seed's deal comes from: native (RULES.md 3), pysol (PySol FC game "
                           "numbers), ksolve (Klondike-Solver's shuffle)."),
         click.option("--deal", "deal_codes", default=None, metavar="CODES",
-                     help="An explicit deal: 52 card codes in deal order (instead of SEED)."),
-        click.option("--deal-file", default=None, metavar="FILE", help="Read the deal from a file (instead of SEED)."),
+                     help="An explicit deal instead of SEED: 52 card codes in deal order, a Klondike-Solver "
+                          "numeric string, a PySol FC board or a Solvitaire JSON deal."),
+        click.option("--deal-file", default=None, metavar="FILE", help="Read the deal from a file (any format --deal takes), instead of SEED."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def search_options(func):
+    """The budget and output options of the searching commands (solve, best)."""
+    options = [
+        click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Node budget (default: none)."),
+        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+                     metavar="S", help="Time budget in seconds."),
+        click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=512, show_default=True,
+                     metavar="MB", help="Memory for the transposition table and the search stack."),
+        click.option("--show", is_flag=True, help="Also print the board before and after the line."),
+        click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -204,13 +222,7 @@ def node_progress(description: str):
 @main.command()
 @deal_options
 @rules_options
-@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N", help="Node budget (default: none).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
-              metavar="S", help="Time budget in seconds.")
-@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=512, show_default=True, metavar="MB",
-              help="Memory for the transposition table and the search stack.")
-@click.option("--show", is_flag=True, help="Also print the board before and after the line.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@search_options
 @friendly_errors
 def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     """Is this deal winnable? Prints the verdict and, for a win, a line to play it.
@@ -252,6 +264,199 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
 
 
 @main.command()
+@deal_options
+@rules_options
+@search_options
+@friendly_errors
+def best(max_nodes, time_limit, memory_mb, show, as_json, **kw):
+    """The best line: the highest score (harmony, duel), or the win in the fewest actions.
+
+    Without scoring, and without a win, the line puts the most cards on the foundations, then
+    takes the fewest actions; with scoring and no win it is the best place to stop. "optimal:
+    proved" only when the search finished; otherwise the bound is a proven limit of what any
+    line can reach. Exit code: 0 proved optimal, 3 budget ran out (best found and bound), 2 bad input.
+    """
+    from solver.game import Position
+    from solver.line import numbered
+    from solver.optimal import best as run_best
+
+    the_deal = make_deal(kw)
+    rules = make_rules(kw)
+    update, bar = node_progress("searching")
+    try:
+        result = run_best(the_deal, rules, max_nodes=max_nodes, time_limit=time_limit, memory_mb=memory_mb,
+                          progress=update)
+    finally:
+        bar.close()
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        sys.exit(0 if result.optimal else 3)
+    where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
+    click.echo(f"{where}, {rules.describe()}")
+    if show:
+        click.echo(picture(Position.initial(the_deal)), nl=False)
+    outcome = "win" if result.won else f"no win ({result.foundation_cards} cards up)"
+    if result.winnable == "loss":
+        outcome += "; the deal is proved unwinnable"
+    click.echo(f"result: {outcome} in {result.actions} actions ({result.nodes:,} nodes, {result.seconds:.2f} s)")
+    if result.score is not None:
+        parts = ", ".join(f"{k} {v:+,d}" for k, v in result.breakdown.items() if k != "total" and v)
+        click.echo(f"score: {result.score:,}" + (f"  ({parts})" if parts else ""))
+    if result.optimal:
+        click.echo("optimal: proved")
+    elif result.score is not None:
+        click.echo(f"optimal: not proved ({result.reason} ran out); no line scores more than {result.bound:,}")
+    elif result.bound is not None:
+        click.echo(f"optimal: not proved ({result.reason} ran out); no win takes fewer than {result.bound} actions")
+    else:
+        click.echo(f"optimal: not proved ({result.reason} ran out)")
+    if result.line:
+        click.echo("\n".join(numbered(result.game.line)))
+    if show:
+        click.echo(picture(result.game.position), nl=False)
+    sys.exit(0 if result.optimal else 3)
+
+
+def count_progress(description: str):
+    """A tqdm bar of searches done on stderr, shown only on a terminal; returns (callback(done, total), bar)."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=description, unit=" searches", file=sys.stderr, leave=False,
+               disable=not sys.stderr.isatty(), mininterval=0.5)
+
+    def update(done: int, total: int) -> None:
+        if bar.total != total or done < bar.n:
+            bar.reset(total=total)
+        bar.update(done - bar.n)
+
+    return update, bar
+
+
+@main.command(name="hint")
+@deal_options
+@click.option("--position", "position_file", default=None, metavar="FILE",
+              help="Judge a typed-in position instead of a deal: its text form (as `klondike replay` prints "
+                   "it) or JSON, `??` for an unknown face-down card (tableau or stock); - reads stdin.")
+@rules_options
+@click.option("--played", default=None, metavar="TOKENS",
+              help="The moves played so far on the deal (RULES.md 7 tokens, space or comma separated, or a JSON list).")
+@click.option("--played-file", default=None, metavar="FILE", help="Read the moves played so far from a file.")
+@click.option("--top", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
+              help="Rank the K best candidate actions (each searched on its own within a share of the budget).")
+@click.option("--samples", type=click.IntRange(min=1), default=20, show_default=True, metavar="N",
+              help="With unknown cards: deals sampled consistent with what is seen.")
+@click.option("--rng-seed", type=int, default=0, show_default=True, metavar="S",
+              help="With unknown cards: seed of the sampling (the same seed gives the same samples).")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Node budget of the whole hint (default: none).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              metavar="S", help="Time budget of the whole hint in seconds.")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=256, show_default=True, metavar="MB",
+              help="Memory of each search.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hint as JSON.")
+@friendly_errors
+def hint_command(position_file, played, played_file, top, samples, rng_seed, max_nodes, time_limit, memory_mb,
+                 as_json, **kw):
+    """The best next action: in the game of SEED after --played moves, or in a typed-in --position.
+
+    With every card known (a deal, or a position without ??), "best" is the highest score under a
+    scoring ruleset (stopping now is a candidate too), otherwise a win in the fewest actions, then
+    the most cards on the foundations: "wins in 87 actions", "best score 71,350", "no win: best is
+    to stop now at 12,400". With unknown cards, deals consistent with what is seen are sampled
+    (--samples, --rng-seed) and the actions are ranked by win probability, or mean score under
+    scoring, with a 95% interval and the sample count. A typed-in position starts with the clock
+    at 0 and no points.
+
+    Exit code: 0 a hint, 1 nothing to hint (the game is over), 2 bad input (an illegal move played,
+    an impossible position).
+    """
+    from solver import hint as hint_lib
+
+    rules = make_rules(kw)
+    if position_file is not None:
+        if any(kw.pop(name) is not None for name in ("seed", "deal_codes", "deal_file")):
+            raise KlondikeError("give either a deal (SEED, --deal, --deal-file) or --position, not both")
+        if played is not None or played_file is not None:
+            raise KlondikeError("--played and --played-file go with a deal, not with --position")
+        position = hint_lib.load_position(position_file)
+        where = f"position {position_file}"
+    else:
+        if played is not None and played_file is not None:
+            raise KlondikeError("give the moves played either with --played or with --played-file, not both")
+        the_deal = make_deal(kw)
+        tokens = load_line((played,) if played is not None else (), played_file)
+        where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
+    update, bar = count_progress("hint")
+    try:
+        if position_file is not None:
+            result = hint_lib.hint_position(position, rules, samples=samples, rng_seed=rng_seed, top=top,
+                                            time_limit=time_limit, max_nodes=max_nodes, memory_mb=memory_mb,
+                                            progress=update)
+        else:
+            result = hint_lib.hint(the_deal, rules, tokens, top=top, time_limit=time_limit, max_nodes=max_nodes,
+                                   memory_mb=memory_mb, progress=update)
+    finally:
+        bar.close()
+    if as_json:
+        click.echo(json.dumps({"from": where, **result.to_json()}))
+    else:
+        click.echo(f"{where}, {rules.describe()}")
+        click.echo(hint_lib.format_hint(result))
+    sys.exit(0 if result.best is not None else 1)
+
+
+@main.command(name="play")
+@deal_options
+@rules_options
+@click.option("--peek", is_flag=True,
+              help="Hints know every card of the deal. Default: honest hints, from what you have seen only "
+                   "(face-down tableau cards and stock cards not drawn yet are sampled).")
+@click.option("--samples", type=click.IntRange(min=1), default=20, show_default=True, metavar="N",
+              help="Honest hints: deals sampled consistent with what you have seen.")
+@click.option("--rng-seed", type=int, default=0, show_default=True, metavar="S", help="Seed of the sampling.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+              metavar="S", help="Time budget of one hint in seconds.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Node budget of one hint (default: none).")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=256, show_default=True, metavar="MB",
+              help="Memory of each search of a hint.")
+@friendly_errors
+def play_command(peek, samples, rng_seed, time_limit, max_nodes, memory_mb, **kw):
+    """Play a deal (SEED, or --deal / --deal-file) in the terminal.
+
+    Shows the board, the score and the clock, and a numbered menu of the legal actions. Type an
+    action in RULES.md 7 notation (D, R, 9h:W>3, Qd:4>6, Kd:F>5) or its number; h for a hint (honest:
+    only from what you have seen, unless --peek), u to undo (costs 1,000 points under scoring), q to
+    quit, ? for help. Reads lines from stdin, so it can be scripted: `printf 'D\\nh\\nq\\n' | klondike play 7`.
+
+    Exit code: 0 the game was won, 1 it ended otherwise (quit, end of input, no legal action), 2 bad input.
+    """
+    from solver.play import HELP, PROMPT, HintSettings, PlaySession
+
+    the_deal = make_deal(kw)
+    rules = make_rules(kw)
+    update, bar = count_progress("hint")
+    settings = HintSettings(peek=peek, samples=samples, rng_seed=rng_seed, time_limit=time_limit,
+                            max_nodes=max_nodes, memory_mb=memory_mb)
+    session = PlaySession(the_deal, rules, settings, render=picture, progress=update)
+    where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
+    click.echo(f"{where}, {rules.describe()}\n{HELP}\n{session.board()}")
+    stdin = click.get_text_stream("stdin")
+    try:
+        while not session.over:
+            click.echo(PROMPT, nl=False)
+            line = stdin.readline()
+            if not line:
+                click.echo()
+                break
+            click.echo(session.handle(line))
+    finally:
+        bar.close()
+    click.echo(session.end())
+    sys.exit(0 if session.game.won else 1)
+
+
+@main.command()
 @click.option("--seeds", default="1-20", show_default=True, help="Seed range A-B of the fixed set.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=200_000, show_default=True,
               help="Node budget per deal (fixed, so the node total is a signature of the search).")
@@ -272,6 +477,94 @@ def bench(seeds, max_nodes, as_json):
         click.echo(f"{row['rules']:<16} win {row['win']:3d}  loss {row['loss']:3d}  unknown {row['unknown']:3d}  "
                    f"nodes {row['nodes']:>11,}  {row['seconds']:7.2f} s  {row['nodes_per_second']:>11,.0f} nodes/s")
     click.echo(f"signature: {report['total_nodes']} nodes in total, {report['nodes_per_second']:,.0f} nodes/s")
+
+
+@main.command(name="batch")
+@click.argument("seeds")
+@rules_options
+@click.option("--source", default="native", show_default=True, type=click.Choice(list(DEAL_SOURCES)),
+              help="Where each seed's deal comes from (as for solve).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Worker processes (default: all cores). Not used with --cluster.")
+@click.option("--out", default=None, metavar="FILE",
+              help="Write the rows to FILE.csv or FILE.jsonl (format from the extension); "
+                   "default: JSON lines on stdout.")
+@click.option("--resume", is_flag=True,
+              help="Finish the batch in --out: keep its rows (a partial last line is dropped), solve the rest.")
+@click.option("--force", is_flag=True, help="Overwrite an --out file that already holds rows.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              metavar="S", help="Time budget per deal (unknown when it runs out; a deal with no answer "
+                                "after 2 S + 30 s is stopped and recorded as error).")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Node budget per deal (default: none).")
+@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=512, show_default=True, metavar="MB",
+              help="Memory per deal for the transposition table and the search stack; a worker may grow "
+                   "256 MB beyond that, a deal that needs more is recorded as error.")
+@click.option("--best", is_flag=True, help="Also record the best score and its bound (columns score, bound).")
+@click.option("--lines", is_flag=True, help="Also record the winning line (column line).")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Solve on a Dask distributed cluster (scheduler address, e.g. tcp://host:8786) instead of "
+                   "local processes; same rows, same --resume. Needs the extra `cluster`.")
+@friendly_errors
+def batch_command(seeds, source, jobs, out, resume, force, time_limit, max_nodes, memory_mb, best, lines, cluster,
+                  **kw):
+    """Solve many deals: one row per deal with seed, source, rules, result (win, loss, unknown or
+    error), actions, nodes, seconds and reason.
+
+    SEEDS: seeds and inclusive ranges, comma separated, and @FILE (seeds or ranges one per line or
+    comma separated, # comments): `1-100000`, `5,17,99`, `1-10,20,@more.txt`. Duplicates count once.
+
+    Rows are written as the deals finish (completion order), one complete line at a time, so an
+    interrupted batch loses nothing it finished: --resume drops a partial last line, skips the seeds
+    done and solves the rest. When every seed is done, the --out file is rewritten sorted by seed, so a
+    resumed batch ends with the same rows as an uninterrupted one (times aside). Rows on stdout stay
+    in completion order. A file that already holds rows needs --resume (finish it) or --force
+    (start again). A deal that crashes its worker, exceeds its memory or hangs is recorded as error
+    with the reason, and the batch goes on. A progress bar (deals/s, wins, ETA) and a summary line go
+    to stderr.
+
+    Exit code: 0 every seed has its row (error rows included), 2 bad input or a file that needs
+    --resume/--force, 130 interrupted (the rows so far are kept).
+    """
+    from solver import batch as batch_lib
+
+    rules = make_rules(kw)
+    seed_list = batch_lib.parse_seeds(seeds)
+    config = batch_lib.BatchConfig(rules, source=source, max_nodes=max_nodes, time_limit=time_limit,
+                                   memory_mb=memory_mb, best=best, lines=lines)
+    progress = batch_lib.ProgressBar(disable=not sys.stderr.isatty())
+    try:
+        summary = batch_lib.run_batch(seed_list, config, out=out, resume=resume, force=force, jobs=jobs,
+                                      cluster=cluster, progress=progress)
+    except KeyboardInterrupt:
+        fail("interrupted" + (f": the rows so far are in {out}, add --resume to finish" if out else ""), 130)
+    click.echo(batch_lib.format_summary(summary), err=True)
+
+
+@main.command(name="stats")
+@click.argument("file")
+@click.option("--plot", "plot_path", default=None, metavar="OUT.png",
+              help="Also draw histograms of the time and (when present) the scores; needs the extra `plot`.")
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@friendly_errors
+def stats_command(file, plot_path, as_json):
+    """Statistics of a batch file (.csv or .jsonl; - reads stdin): counts, win rate, times, nodes,
+    scores, hardest seeds.
+
+    The win rate counts undecided deals (unknown and error) both ways: as losses for the low end, as
+    wins for the high end; the 95% interval is the Wilson lower bound of the low end to the Wilson upper
+    bound of the high end. Time and node percentiles interpolate linearly. A partial last line (a
+    batch still running) is ignored.
+    """
+    from solver import stats as stats_lib
+
+    rows = stats_lib.load_rows(file)
+    summary = stats_lib.summarize(rows, file=file)
+    if plot_path is not None:
+        from solver.plot import plot_rows
+
+        plot_rows(rows, plot_path)
+    click.echo(json.dumps(summary) if as_json else stats_lib.format_summary(summary))
 
 
 def run():

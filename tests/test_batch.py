@@ -1,0 +1,358 @@
+"""`klondike batch` and solver.batch: seed lists, rows, resume after a kill, refusals, error rows, Dask.
+
+Tiny budgets (--max-nodes 20000, a few seeds, 2 workers) keep every batch under a couple of seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from solver import batch
+from solver.batch import BatchConfig, parse_seeds, read_rows, run_batch
+from solver.deal import Deal
+from solver.errors import KlondikeError
+from solver.rules import PRESETS
+from solver.solve import solve
+
+ROOT = Path(__file__).resolve().parents[1]
+NODES = 20_000
+CONFIG = BatchConfig(PRESETS["classic"], max_nodes=NODES)
+BUDGET = ["--max-nodes", str(NODES), "--jobs", "2"]
+
+
+def run_cli(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert "Traceback" not in result.output and "Traceback" not in result.stderr
+    return result
+
+
+def one_error_line(result) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("klondike: error: ")
+    return lines[0]
+
+
+def timeless(rows):
+    """Rows without the `seconds` column, in file order."""
+    return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
+
+
+def rows_of(path):
+    return read_rows(str(path))[0]
+
+
+# --------------------------------------------------------------------------- seed lists
+
+
+def test_seed_ranges_lists_and_mixtures():
+    assert list(parse_seeds("5,17,99")) == [5, 17, 99]
+    assert list(parse_seeds("1-10,20")) == list(range(1, 11)) + [20]
+    assert list(parse_seeds(" 3 , 1-2 ")) == [1, 2, 3]  # ascending order, spaces ignored
+    assert list(parse_seeds("4-6,5,1-4,6")) == [1, 2, 3, 4, 5, 6]  # duplicates merged
+    assert list(parse_seeds("7-7")) == [7]
+    assert list(parse_seeds("0x10,1_000")) == [16, 1000]
+    seeds = parse_seeds("1-100000")
+    assert seeds.count == 100_000 and 1 in seeds and 100_000 in seeds and 0 not in seeds and 100_001 not in seeds
+    everything = parse_seeds(f"0-{2**64 - 1}")  # ranges stay ranges: no list of 2^64 seeds is built
+    assert everything.count == 2**64 and 2**64 - 1 in everything
+
+
+def test_seed_file(tmp_path, monkeypatch):
+    (tmp_path / "lines.txt").write_text("12\n3\n\n# a comment\n40-42  # the end\n", encoding="utf-8")
+    (tmp_path / "commas.txt").write_text("8, 9,10\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert list(parse_seeds("@lines.txt")) == [3, 12, 40, 41, 42]
+    assert list(parse_seeds("1-2,@commas.txt,100")) == [1, 2, 8, 9, 10, 100]
+    assert list(parse_seeds(f"@{tmp_path / 'commas.txt'}")) == [8, 9, 10]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no seeds given"),
+    (" , ", "no seeds given"),
+    ("abc", "bad seed 'abc'"),
+    ("1,x-3", "bad seed 'x'"),
+    ("10-5", "the first seed is after the last"),
+    ("1-", "expected A-B"),
+    ("-5", "expected A-B"),
+    ("1-2-3", "bad seed '2-3'"),
+    (str(2**64), "out of range"),
+    ("@", "give a file name after @"),
+    ("@no-such-file.txt", "cannot read seed file 'no-such-file.txt'"),
+])
+def test_bad_seeds(text, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(KlondikeError, match=message):
+        parse_seeds(text)
+
+
+def test_bad_seed_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.txt").write_text("# nothing\n", encoding="utf-8")
+    (tmp_path / "nested.txt").write_text("1\n@empty.txt\n", encoding="utf-8")
+    (tmp_path / "bad.txt").write_text("1\n2\nthree\n", encoding="utf-8")
+    with pytest.raises(KlondikeError, match="has no seeds"):
+        parse_seeds("@empty.txt")
+    with pytest.raises(KlondikeError, match="line 2: @file is not allowed"):
+        parse_seeds("@nested.txt")
+    with pytest.raises(KlondikeError, match="'bad.txt' line 3: bad seed 'three'"):
+        parse_seeds("@bad.txt")
+
+
+def test_cli_bad_seeds_one_line():
+    result = run_cli("batch", "5-1")
+    assert result.exit_code == 2
+    assert "the first seed is after the last" in one_error_line(result)
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def test_rows_match_direct_solves(tmp_path):
+    out = tmp_path / "rows.csv"
+    summary = run_batch(parse_seeds("1-8,16,18"), BatchConfig(PRESETS["classic"], max_nodes=NODES, lines=True),
+                        out=str(out), jobs=2)
+    assert out.read_text(encoding="utf-8").splitlines()[0] == \
+        "seed,source,rules,result,actions,nodes,seconds,reason,line"
+    rows = rows_of(out)
+    assert [row["seed"] for row in rows] == [1, 2, 3, 4, 5, 6, 7, 8, 16, 18]  # sorted by seed at the end
+    for row in rows:
+        direct = solve(Deal.from_seed(row["seed"]), PRESETS["classic"], max_nodes=NODES)
+        assert (row["result"], row["actions"], row["nodes"], row["reason"], row["line"]) == \
+            (direct.result, direct.actions, direct.nodes, direct.reason, direct.line)
+        assert row["rules"] == "classic" and row["source"] == "native" and row["seconds"] >= 0
+    assert {r["result"] for r in rows} >= {"win", "loss", "unknown"}  # seeds 5/18 win, 4/16 lose
+    assert summary["solved"] == 10 and summary["resumed"] == 0 and sum(summary["counts"].values()) == 10
+    assert summary["counts"]["win"] == sum(r["result"] == "win" for r in rows)
+    assert len(summary["worker_peak_rss_mb"]) == 2 and all(mb > 10 for mb in summary["worker_peak_rss_mb"])
+
+
+def test_cli_jsonl_on_stdout_with_rules_overrides():
+    result = run_cli("batch", "2,3,4", "--rules", "harmony", "--draw", "3", *BUDGET)
+    assert result.exit_code == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert sorted(row["seed"] for row in rows) == [2, 3, 4]
+    assert {row["rules"] for row in rows} == {"harmony+"}  # an override marks the preset's name
+    assert list(rows[0]) == ["seed", "source", "rules", "result", "actions", "nodes", "seconds", "reason"]
+    rules = PRESETS["harmony"].with_overrides(draw=3)
+    for row in rows:
+        assert row["result"] == solve(Deal.from_seed(row["seed"]), rules, max_nodes=NODES).result
+    assert "batch: 3 deals" in result.stderr  # the summary line; no progress bar off a terminal
+
+
+# --------------------------------------------------------------------------- resume, refusals
+
+
+@pytest.mark.parametrize("suffix", ["jsonl", "csv"])
+def test_resume_after_a_torn_write_equals_a_clean_run(tmp_path, suffix):
+    seeds = parse_seeds("1-16")
+    clean = tmp_path / f"clean.{suffix}"
+    run_batch(seeds, CONFIG, out=str(clean), jobs=2)
+    lines = clean.read_bytes().splitlines(keepends=True)
+    head = 1 if suffix == "csv" else 0
+    broken = tmp_path / f"broken.{suffix}"
+    # the first 6 rows and half of the 7th, as a kill in the middle of a write would leave them
+    broken.write_bytes(b"".join(lines[:head + 6]) + lines[head + 6][:15])
+    summary = run_batch(seeds, CONFIG, out=str(broken), jobs=2, resume=True)
+    assert summary["resumed"] == 6 and summary["solved"] == 10
+    assert timeless(rows_of(broken)) == timeless(rows_of(clean))
+    assert broken.read_bytes().endswith(b"\n")
+
+
+def test_resume_after_kill_9_of_a_real_batch(tmp_path):
+    out = tmp_path / "killed.jsonl"
+    command = [sys.executable, str(ROOT / "cli.py"), "batch", "1-60", *BUDGET, "--out", str(out)]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if out.exists() and out.read_bytes().count(b"\n") >= 10:
+            break
+        time.sleep(0.01)
+    os.killpg(process.pid, signal.SIGKILL)  # the whole batch: parent, forkserver and workers
+    process.wait(timeout=10)
+    with process.stderr:
+        assert process.returncode == -signal.SIGKILL, process.stderr.read()
+    done = out.read_bytes().count(b"\n")
+    assert 10 <= done < 60
+    with out.open("ab") as handle:  # and a torn last line, as a kill during a write leaves it
+        handle.write(b'{"seed":59,"source":"nat')
+    resumed = run_cli("batch", "1-60", *BUDGET, "--out", out, "--resume")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert f"({done} already in the file)" in resumed.stderr
+    clean = tmp_path / "clean.jsonl"
+    assert run_cli("batch", "1-60", *BUDGET, "--out", clean).exit_code == 0
+    assert timeless(rows_of(out)) == timeless(rows_of(clean))
+    assert [row["seed"] for row in rows_of(out)] == list(range(1, 61))
+
+
+def test_existing_file_needs_resume_or_force(tmp_path):
+    out = tmp_path / "rows.jsonl"
+    assert run_cli("batch", "1-3", *BUDGET, "--out", out).exit_code == 0
+    before = out.read_bytes()
+    again = run_cli("batch", "4-5", *BUDGET, "--out", out)
+    assert again.exit_code == 2
+    line = one_error_line(again)
+    assert "already holds rows" in line and "--resume" in line and "--force" in line
+    assert out.read_bytes() == before
+    forced = run_cli("batch", "4-5", *BUDGET, "--out", out, "--force")
+    assert forced.exit_code == 0
+    assert [row["seed"] for row in rows_of(out)] == [4, 5]
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")  # an empty file holds nothing to lose: no flag needed
+    assert run_cli("batch", "1", *BUDGET, "--out", empty).exit_code == 0 and len(rows_of(empty)) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--resume", "--force"], "contradict"),
+    (["--rules", "harmony", "--resume"], "holds rows for rules classic"),
+    (["--lines", "--resume"], "has the columns"),
+])
+def test_resume_refusals(tmp_path, args, message):
+    out = tmp_path / "rows.csv"
+    assert run_cli("batch", "1-2", *BUDGET, "--out", out).exit_code == 0
+    before = out.read_bytes()
+    result = run_cli("batch", "1-4", *BUDGET, "--out", out, *args)
+    assert result.exit_code == 2
+    assert message in one_error_line(result)
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--resume"], "--resume needs --out FILE"),
+    (["--out", "rows.txt"], "name it .csv or .jsonl"),
+    (["--source", "nosuch"], "Invalid value for '--source'"),
+])
+def test_bad_batch_options(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("batch", "1-2", *BUDGET, *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert not (tmp_path / "rows.txt").exists()
+
+
+def test_resume_of_a_finished_file_solves_nothing(tmp_path):
+    out = tmp_path / "rows.jsonl"
+    run_batch(parse_seeds("1-4"), CONFIG, out=str(out), jobs=2)
+    before = out.read_bytes()
+    summary = run_batch(parse_seeds("1-4"), CONFIG, out=str(out), jobs=2, resume=True)
+    assert summary["solved"] == 0 and summary["resumed"] == 4 and out.read_bytes() == before
+
+
+# --------------------------------------------------------------------------- deals that fail
+
+
+def failing_solve(deal, rules, **budgets):
+    """A stand-in for solve(): seed 3 crashes its process, 5 raises, 7 allocates too much, 9 hangs."""
+    if deal.seed == 3:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash, but no core file
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if deal.seed == 5:
+        raise RuntimeError("boom,\nin two lines")
+    if deal.seed == 7:
+        # virtual size only (never touched): over the per-deal cap of --memory + 256 MB, yet no real RAM
+        np.empty((budgets["memory_mb"] + 1024) << 20, dtype=np.uint8)
+    if deal.seed == 9:
+        time.sleep(120)
+    return solve(deal, rules, **budgets)
+
+
+def test_failing_deals_become_error_rows_and_the_batch_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(batch, "HANG_GRACE", 1.0)  # the parent's watchdog: 2 x 0.5 + 1 s
+    config = BatchConfig(PRESETS["classic"], max_nodes=NODES, time_limit=0.5, memory_mb=64, solve_fn=failing_solve)
+    out = tmp_path / "rows.csv"
+    summary = run_batch(parse_seeds("1-12"), config, out=str(out), jobs=2)
+    rows = {row["seed"]: row for row in rows_of(out)}
+    assert sorted(rows) == list(range(1, 13))
+    errors = {seed: row["reason"] for seed, row in rows.items() if row["result"] == "error"}
+    assert sorted(errors) == [3, 5, 7, 9]
+    assert "died while solving this deal" in errors[3] and "SIGSEGV" in errors[3]
+    assert errors[5] == "RuntimeError: boom, in two lines"  # one line, commas quoted in the CSV
+    assert errors[7].startswith("out of memory")
+    assert errors[9].startswith("no answer within 2 s")
+    for seed in set(rows) - set(errors):  # the other deals, even those queued behind a crash, are right
+        assert rows[seed]["result"] == solve(Deal.from_seed(seed), PRESETS["classic"], max_nodes=NODES).result
+    assert summary["counts"]["error"] == 4 and summary["workers_replaced"] >= 1  # (none once the work is done)
+    assert rows[7]["seconds"] is not None and rows[3]["nodes"] is None
+
+
+def test_memory_cap_is_lifted_after_the_deal():
+    config = BatchConfig(PRESETS["classic"], max_nodes=NODES, memory_mb=64, solve_fn=failing_solve)
+    import resource
+
+    batch.ensure_warm()  # load the kernels before the cap (a worker does it at start-up)
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    row = batch.solve_row(7, config, cap_memory=True)
+    assert row["result"] == "error" and "out of memory" in row["reason"]
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+    assert batch.solve_row(7, config)["result"] != "error"  # without the cap the same deal goes through
+
+
+# --------------------------------------------------------------------------- --best
+
+
+def test_best_without_the_optimal_search_is_one_clear_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "solver.optimal", None)  # as if the module did not exist
+    result = run_cli("batch", "1-3", *BUDGET, "--best")
+    assert result.exit_code == 2
+    assert "--best needs the optimal-score search (solver.optimal)" in one_error_line(result)
+
+
+def test_best_records_score_and_bound(monkeypatch):
+    import types
+
+    calls = []
+
+    def best(deal, rules, time_limit=None):  # no max_nodes/memory_mb: only what it takes is passed
+        calls.append((deal.seed, rules.name, time_limit))
+        return types.SimpleNamespace(score=1000 + deal.seed, bound=2000 + deal.seed)
+
+    monkeypatch.setitem(sys.modules, "solver.optimal", types.SimpleNamespace(best=best))
+    batch.check_best_available()  # the fake module passes the check
+    config = BatchConfig(PRESETS["harmony"], max_nodes=NODES, time_limit=7.0, best=True, lines=True)
+    row = batch.solve_row(3, config)
+    assert list(row) == ["seed", "source", "rules", "result", "actions", "nodes", "seconds", "reason",
+                         "score", "bound", "line"]
+    assert (row["score"], row["bound"]) == (1003, 2003) and calls == [(3, "harmony", 7.0)]
+    assert row["result"] == "win" and row["line"]
+
+
+# --------------------------------------------------------------------------- Dask
+
+
+def test_dask_cluster_gives_the_same_rows_and_resumes(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    local = tmp_path / "local.jsonl"
+    run_batch(parse_seeds("1-12"), CONFIG, out=str(local), jobs=2)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        out = tmp_path / "dask.jsonl"
+        result = run_cli("batch", "1-12", "--max-nodes", NODES, "--out", out, "--cluster", cluster.scheduler_address)
+        assert result.exit_code == 0, result.stderr
+        assert timeless(rows_of(out)) == timeless(rows_of(local))
+        lines = out.read_bytes().splitlines(keepends=True)
+        out.write_bytes(b"".join(lines[:5]) + lines[5][:10])  # a torn write after 5 rows
+        summary = run_batch(parse_seeds("1-12"), CONFIG, out=str(out), cluster=cluster.scheduler_address,
+                            resume=True)
+    assert summary["resumed"] == 5 and summary["solved"] == 7
+    assert timeless(rows_of(out)) == timeless(rows_of(local))
+
+
+def test_cluster_without_dask_is_one_clear_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    result = run_cli("batch", "1-2", "--cluster", "tcp://127.0.0.1:8786")
+    assert result.exit_code == 2
+    assert "--cluster needs dask" in one_error_line(result)
