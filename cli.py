@@ -383,6 +383,8 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
     else:
         if played is not None and played_file is not None:
             raise KlondikeError("give the moves played either with --played or with --played-file, not both")
+        if all(kw[name] is None for name in ("seed", "deal_codes", "deal_file")):
+            raise KlondikeError("give a deal (SEED, --deal CODES or --deal-file FILE) or --position FILE")
         the_deal = make_deal(kw)
         tokens = load_line((played,) if played is not None else (), played_file)
         where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
@@ -402,7 +404,7 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
     else:
         click.echo(f"{where}, {rules.describe()}")
         click.echo(hint_lib.format_hint(result))
-    sys.exit(0 if result.best is not None else 1)
+    sys.exit(0 if result.best is not None and result.over is None else 1)
 
 
 @main.command(name="play")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .movegen import PARAM_F2T, PARAM_PASS_LIMIT
+from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT
 from .state import (CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
-                    PILE_SLOTS, PILES, TALON, WASTE_COUNT)
+                    PILE_SLOTS, PILES, TALON, TALON_LEN, WASTE_COUNT)
 
 # Where each card is, for the test: stack number (pile 0..6, waste 7, elsewhere -1) and height.
 WASTE_STACK = 7
@@ -45,7 +45,10 @@ def _stuck(card, stack, height, where_stack, where_height, state, foundation_to_
 
 @njit(cache=True)
 def is_dead_end(state, params):
-    """True if the position provably cannot be won (see the module docstring)."""
+    """True if the position provably cannot be won (see the module docstring and
+    `relaxed_unwinnable`); always False when the search has dead-end tests off."""
+    if not params[PARAM_DEAD_ENDS]:
+        return False
     where_stack = np.full(52, -1, dtype=np.int8)
     where_height = np.zeros(52, dtype=np.int8)
     for pile in range(PILES):
@@ -75,4 +78,71 @@ def is_dead_end(state, params):
         for i in range(1, state[WASTE_COUNT]):
             if _stuck(state[TALON + i], WASTE_STACK, i, where_stack, where_height, state, foundation_to_tableau):
                 return True
+    return relaxed_unwinnable(state, params)
+
+
+@njit(cache=True)
+def _leaves(state, pile, index, exposable, upable, foundation_to_tableau):
+    """In the relaxation: can the card at `index` of `pile` (with what lies on it) ever leave?"""
+    card = state[PILE_CARDS + pile * PILE_SLOTS + index]
+    if index < state[FACE_DOWN + pile] and not exposable[card]:
+        return False  # a face-down card moves only once it is on top
+    if CARD_VALUE[card] == 13:
+        return True  # to an empty pile (the relaxation assumes one can be made)
+    if upable[card] and exposable[card]:
+        return True
+    red = CARD_RED[card]
+    for suit in range(4):
+        if CARD_RED[suit * 13] != red:
+            base = suit * 13 + CARD_VALUE[card]
+            if exposable[base]:
+                return True
+    return False
+
+
+@njit(cache=True)
+def relaxed_unwinnable(state, params):
+    """True if even a relaxed game cannot put every card up: a proof that the position is lost.
+
+    The relaxation keeps only what must hold in any real line: a card goes up after the one
+    below it in suit, once it is on top of its pile (or anywhere in the talon: the talon's order
+    is ignored); a card is on top once the card lying on it leaves, and a card leaves to a
+    foundation, onto one of its two bases once that base has been on top somewhere, or (a king)
+    to an empty pile. The least fixpoint of these rules over-approximates every real line, so a
+    card it never puts up can never go up.
+    """
+    exposable = np.zeros(52, dtype=np.bool_)
+    upable = np.zeros(52, dtype=np.bool_)
+    foundation_to_tableau = params[PARAM_F2T]
+    for suit in range(4):
+        for value in range(state[FOUNDATION + suit]):
+            upable[suit * 13 + value] = True
+            if foundation_to_tableau:
+                exposable[suit * 13 + value] = True
+    for i in range(state[TALON_LEN]):
+        exposable[state[TALON + i]] = True
+    for pile in range(PILES):
+        length = state[PILE_LEN + pile]
+        if length > 0:
+            exposable[state[PILE_CARDS + pile * PILE_SLOTS + length - 1]] = True
+    changed = True
+    while changed:
+        changed = False
+        for pile in range(PILES):
+            base = PILE_CARDS + pile * PILE_SLOTS
+            for index in range(state[PILE_LEN + pile] - 2, -1, -1):
+                card = state[base + index]
+                if exposable[card]:
+                    continue
+                if not _leaves(state, pile, index + 1, exposable, upable, foundation_to_tableau):
+                    continue  # (a face-up card below may still leave with the run on it)
+                exposable[card] = True
+                changed = True
+        for card in range(52):
+            if not upable[card] and exposable[card] and (CARD_VALUE[card] == 1 or upable[card - 1]):
+                upable[card] = True
+                changed = True
+    for card in range(52):
+        if not upable[card]:
+            return True
     return False

@@ -27,7 +27,7 @@ MOVE_FIELDS = 5
 MAX_MOVES = 256
 
 # Parameters of a search (an int32 array), set from a Ruleset by `search`.
-PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE = 0, 1, 2, 3, 4
+PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS = 0, 1, 2, 3, 4, 5
 PARAM_SIZE = 8
 
 

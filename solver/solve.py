@@ -16,7 +16,7 @@ import numpy as np
 from . import line as line_module
 from .deal import Deal
 from .game import Game, Position
-from .movegen import (MAX_MOVES, MOVE_FIELDS, PARAM_AUTO, PARAM_DRAW, PARAM_F2T, PARAM_PASS_LIMIT,
+from .movegen import (MAX_MOVES, MOVE_FIELDS, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T, PARAM_PASS_LIMIT,
                       PARAM_PRUNE, PARAM_SIZE)
 from .rules import Ruleset
 from .runner import ChunkedSearch
@@ -61,14 +61,20 @@ def deal_fields(deal: Deal, rules: Ruleset) -> dict:
     return {"seed": deal.seed, "source": deal.source, "deal": deal.codes, "rules": rules.to_json()}
 
 
-def search_params(rules: Ruleset, prune: bool = True) -> np.ndarray:
-    """The int32 parameter array of the numba core for a ruleset."""
+def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = None) -> np.ndarray:
+    """The int32 parameter array of the numba core for a ruleset.
+
+    `prune` switches the pruning rules of the winnability search; `dead_ends` (default: as
+    `prune`) the dead-end tests, separately so that tests can check them against lines found
+    without them.
+    """
     params = np.zeros(PARAM_SIZE, dtype=np.int32)
     params[PARAM_DRAW] = rules.draw
     params[PARAM_PASS_LIMIT] = 0 if rules.passes is None else rules.passes
     params[PARAM_F2T] = int(rules.foundation_to_tableau)
     params[PARAM_AUTO] = int(rules.auto_play)
     params[PARAM_PRUNE] = int(prune)
+    params[PARAM_DEAD_ENDS] = int(prune if dead_ends is None else dead_ends)
     return params
 
 
@@ -85,10 +91,11 @@ class Search(ChunkedSearch):
     }
     table_dtypes = (np.uint64, np.int32)
 
-    def __init__(self, position: Position, rules: Ruleset, memory_mb: int = DEFAULT_MEMORY_MB, prune: bool = True):
+    def __init__(self, position: Position, rules: Ruleset, memory_mb: int = DEFAULT_MEMORY_MB, prune: bool = True,
+                 dead_ends: bool | None = None):
         super().__init__(memory_mb)
         self.rules = rules
-        self.params = search_params(rules, prune)
+        self.params = search_params(rules, prune, dead_ends)
         self.stack["states"][0] = encode(position)
 
     def _kernel(self, node_budget: int) -> int:

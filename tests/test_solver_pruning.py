@@ -1,0 +1,107 @@
+"""The pruning rules of the winnability search never cut a win.
+
+Every position along a winning line is winnable, so no dead-end test may fire on any of them,
+and the safe-foundation rule must always keep the line's outcome; and the full pruned search must
+agree with a search that has every pruning rule switched off.
+"""
+
+import pytest
+
+from solver.benchmark import BENCH_RULESETS
+from solver.deadends import is_dead_end, relaxed_unwinnable
+from solver.deal import Deal
+from solver.game import Game, Position
+from solver.line import continue_game
+from solver.positions import to_text
+from solver.rules import PRESETS
+from solver.solve import Search, search_params, solve
+from solver.state import encode
+from solver.search import EXHAUSTED, WIN
+
+RULESETS = ["classic", "classic-draw3", "harmony", "duel", "ksolve-draw1", "ksolve-draw3"]
+
+
+def positions_along(deal, rules, line):
+    """Every position of a line (after each action and its auto-play), the start included."""
+    game = Game(deal, rules)
+    yield game.position.copy()
+    for token in line:
+        if token.endswith("*"):
+            continue
+        game.play(token)
+        yield game.position.copy()
+
+
+def independent_wins(rules, seeds, nodes):
+    """Winning lines found with the dead-end tests off (so they owe nothing to the tests checked)."""
+    for seed in seeds:
+        deal = Deal.from_seed(seed)
+        search = Search(Position.initial(deal), rules, memory_mb=128, dead_ends=False)
+        if search.run(nodes) == WIN:
+            yield deal, continue_game(Game(deal, rules), search.path())
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_no_dead_end_on_a_winning_line(name):
+    rules = BENCH_RULESETS[name]
+    params = search_params(rules)
+    checked = 0
+    for deal, won in independent_wins(rules, range(1, 41), 300_000):
+        assert won.won
+        for position in positions_along(deal, rules, [a.token for a in won.line]):
+            state = encode(position)
+            assert not relaxed_unwinnable(state, params), to_text(position)
+            assert not is_dead_end(state, params), to_text(position)
+            checked += 1
+    assert checked > 100  # enough winning lines were found to make the check mean something
+
+
+def exhaustive_verdict(position, rules, prune):
+    search = Search(position, rules, memory_mb=256, prune=prune)
+    status = search.run(20_000_000)
+    assert status in (WIN, EXHAUSTED) and not search.truncated
+    return status
+
+
+def midgame_positions(rules, count, cards_left):
+    """Smaller deals: a real deal with the low cards of each suit taken out (they are on the
+    foundations), then a few random actions played, so runs, waste and passes appear too."""
+    import random
+
+    rng = random.Random(7)
+    found = []
+    for seed in range(1, count + 1):
+        deal = Deal.from_seed(seed)
+        heights = [0, 0, 0, 0]
+        while 52 - sum(heights) > cards_left - rng.randrange(0, 8):
+            suit = rng.randrange(4)
+            heights[suit] = min(13, heights[suit] + 1)
+        up = {s * 13 + v for s in range(4) for v in range(heights[s])}
+        start = Position.initial(deal)
+        piles = [[c for c in pile if c not in up] for pile in start.piles]
+        stock = [c for c in start.stock if c not in up]
+        position = Position(piles, [max(0, len(p) - 1) for p in piles], stock, [], heights, 1)
+        game = Game(deal, rules, position)
+        for _ in range(rng.randrange(0, 30)):
+            actions = game.legal_actions()
+            if not actions:
+                break
+            game.apply(rng.choice(actions))
+        found.append(game.position.copy())
+    return found
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_pruned_search_agrees_with_unpruned(name):
+    rules = BENCH_RULESETS[name]
+    verdicts = []
+    for position in midgame_positions(rules, 16, 30):
+        pruned = exhaustive_verdict(position, rules, prune=True)
+        full = exhaustive_verdict(position, rules, prune=False)
+        assert pruned == full, to_text(position)
+        verdicts.append(pruned)
+    # The dangerous direction is a pruned "loss" where a win exists, so most positions must be
+    # wins; where losses are common enough (pass limits) both verdicts must occur.
+    assert verdicts.count(WIN) >= len(verdicts) // 2, verdicts
+    if rules.passes is not None:
+        assert EXHAUSTED in verdicts, verdicts
