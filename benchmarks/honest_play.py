@@ -1,0 +1,190 @@
+"""Honest play benchmark: whole draw-3, unlimited-pass games played by the honest hint alone.
+
+    python benchmarks/honest_play.py --games 20 [--time-limit 5] [--max-nodes 2000000] [--samples 10] \\
+        [--first-seed 1] [--jobs 1] [--max-actions 1000] [--games-table] [--json out.json]
+
+The player sees a face-down card only when the game turns it (a tableau card turned, a stock card
+drawn; `solver.hint.Observer`); every action is the first of the honest hint's ranking
+(`solver.hint.honest_hint`, every candidate judged over sampled deals) that has a chance (it won a
+sample, or some sample was undecided) and does not bring back a position already played (a loop);
+the player resigns when no candidate is left, even with four times the samples. Once every card
+has been seen the hint is the known-cards one; when its line wins, the player plays it out. The win rate comes with a 95% Wilson interval,
+beside the published figures for play with hidden cards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the project importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tqdm import tqdm
+
+from solver.deal import Deal
+from solver.game import Game
+from solver.hint import Observer, fork, honest_hint, position_key
+from solver.rules import PRESETS
+from solver.stats import wilson_interval
+
+RULES = PRESETS["classic"].with_overrides(draw=3, passes=None, foundation_to_tableau=True)
+RESIGN_SAMPLES = 4  # before resigning, the hint is asked again with this many times the samples
+PUBLISHED = ("36.97 ± 1.92% (Bjarnason, Fern and Tadepalli 2009, hidden cards, draw 3, unlimited passes); "
+             "about 44.5% (lonelybot)")
+
+
+def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int) -> dict:
+    """Play the native deal `seed` to its end with the honest hint; returns the game's record."""
+    began = time.perf_counter()
+    game = Game(Deal.from_seed(seed), RULES)
+    observer = Observer(game.position)
+    visited = {position_key(game.position)}
+    decisions = 0
+    end = "action cap"
+    while game.actions < max_actions:
+        if game.won:
+            end = "won"
+            break
+        result = honest_hint(game, observer.seen, samples=samples, rng_seed=seed * 1_000_003 + decisions,
+                             top=None, time_limit=time_limit, max_nodes=max_nodes)
+        decisions += 1
+        if result.mode == "known" and result.best is not None and result.best.outcome.won:
+            for token in result.best.outcome.line:  # every card has been seen: the hint's line is a sure win
+                if not token.endswith("*"):
+                    game.play(token)
+            continue
+        if all(c.action is None or c.outcome.hopeless for c in result.candidates):
+            # no sample was won: look again, with more samples, before resigning
+            result = honest_hint(game, observer.seen, samples=RESIGN_SAMPLES * samples,
+                                 rng_seed=seed * 1_000_003 + decisions, top=None, time_limit=RESIGN_SAMPLES * time_limit,
+                                 max_nodes=None if max_nodes is None else RESIGN_SAMPLES * max_nodes)
+        choice, loops = None, False
+        for candidate in result.candidates:  # the best first
+            if candidate.action is None or candidate.outcome.hopeless:
+                continue
+            after = fork(game)
+            after.apply(candidate.action)
+            if position_key(after.position) in visited:
+                loops = True
+                continue
+            choice = candidate.action
+            break
+        if choice is None:
+            end = "resigned: every action loops" if loops else "resigned: no sampled deal is won"
+            break
+        game.apply(choice)
+        observer.look(game.position)
+        visited.add(position_key(game.position))
+    return {"seed": seed, "won": game.won, "end": end, "actions": game.actions, "decisions": decisions,
+            "foundation_cards": sum(game.position.foundations), "seconds": time.perf_counter() - began,
+            "line": [a.token for a in game.line]}
+
+
+def _play(args: tuple) -> dict:
+    return play_game(*args)
+
+
+def run(games: int, first_seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int,
+        jobs: int, show_progress: bool) -> list[dict]:
+    """Play `games` deals (native seeds from `first_seed`); the records in seed order."""
+    tasks = [(seed, samples, time_limit, max_nodes, max_actions) for seed in range(first_seed, first_seed + games)]
+    records = []
+    with tqdm(total=games, desc="honest play", unit="game", file=sys.stderr, disable=not show_progress) as bar:
+        if jobs == 1:
+            results = map(_play, tasks)
+        else:
+            pool = multiprocessing.Pool(jobs)
+            results = pool.imap_unordered(_play, tasks)
+        for record in results:
+            records.append(record)
+            bar.set_postfix(won=sum(r["won"] for r in records), refresh=False)
+            bar.update()
+        if jobs != 1:
+            pool.close()
+            pool.join()
+    return sorted(records, key=lambda r: r["seed"])
+
+
+def summarize(records: list[dict]) -> dict:
+    """Wins, the win rate with its 95% Wilson interval, and seconds and actions per game."""
+    n = len(records)
+    wins = sum(r["won"] for r in records)
+    low, high = wilson_interval(wins, n)
+    seconds = [r["seconds"] for r in records]
+    return {"games": n, "wins": wins, "win_rate": wins / n, "ci95": [low, high],
+            "seconds_per_game": {"mean": statistics.mean(seconds), "median": statistics.median(seconds),
+                                 "max": max(seconds), "total": sum(seconds)},
+            "actions_per_game": statistics.mean(r["actions"] for r in records),
+            "ends": {end: sum(r["end"] == end for r in records) for end in sorted({r["end"] for r in records})}}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    parser = argparse.ArgumentParser(
+        description="Play whole draw-3 unlimited-pass games with the honest hint only; report the win rate.")
+    parser.add_argument("--games", type=int, default=20, help="number of deals (native seeds) to play (default 20)")
+    parser.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    parser.add_argument("--time-limit", type=float, default=5.0,
+                        help="seconds per hint; no further sample is started past it (default 5)")
+    parser.add_argument("--max-nodes", type=int, default=2_000_000,
+                        help="nodes per hint, shared by its searches; 0 for no limit (default 2,000,000)")
+    parser.add_argument("--samples", type=int, default=10, help="sampled deals per hint (default 10)")
+    parser.add_argument("--max-actions", type=int, default=1000, help="actions before a game is stopped (default 1000)")
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures and every game to this file")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=sys.stderr.isatty(),
+                        help="a progress bar on stderr (default: on a terminal)")
+    parser.add_argument("--games-table", action="store_true", help="print one row per game")
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the benchmark and print the report."""
+    args = build_parser().parse_args(argv)
+    for name in ("games", "samples", "jobs", "max_actions"):
+        if getattr(args, name) < 1:
+            print(f"honest_play: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 2
+    if args.max_nodes < 0:
+        print("honest_play: error: --max-nodes must be >= 0", file=sys.stderr)
+        return 2
+    if args.time_limit <= 0:
+        print("honest_play: error: --time-limit must be > 0", file=sys.stderr)
+        return 2
+    try:
+        records = run(args.games, args.first_seed, args.samples, args.time_limit, args.max_nodes or None,
+                      args.max_actions, args.jobs, args.progress)
+    except KeyboardInterrupt:
+        print("honest_play: interrupted", file=sys.stderr)
+        return 130
+    summary = summarize(records)
+    seeds = f"{args.first_seed}-{args.first_seed + args.games - 1}"
+    print(f"honest play: {RULES.describe()}")
+    nodes = f"{args.max_nodes:,} nodes" if args.max_nodes else "no node limit"
+    print(f"seeds {seeds}; per hint {args.samples} samples, {args.time_limit:g} s, {nodes}; {args.jobs} job(s)")
+    if args.games_table:
+        for r in records:
+            print(f"  seed {r['seed']:>6}  {'won ' if r['won'] else 'lost'}  {r['actions']:4d} actions  "
+                  f"{r['foundation_cards']:2d} cards up  {r['seconds']:7.1f} s  {r['end']}")
+    low, high = summary["ci95"]
+    print(f"won {summary['wins']} of {summary['games']} = {100 * summary['win_rate']:.1f}% "
+          f"(95% Wilson interval {100 * low:.1f}% to {100 * high:.1f}%)")
+    s = summary["seconds_per_game"]
+    print(f"seconds per game: mean {s['mean']:.1f}, median {s['median']:.1f}, max {s['max']:.1f} "
+          f"(total {s['total']:.0f} s); actions per game: mean {summary['actions_per_game']:.0f}")
+    print("games ended: " + ", ".join(f"{end} {count}" for end, count in summary["ends"].items()))
+    print(f"published, hidden cards: {PUBLISHED}")
+    if args.json is not None:
+        args.json.write_text(json.dumps({"rules": RULES.to_json(), "settings": vars(args) | {"json": str(args.json)},
+                                         "summary": summary, "games": records}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
