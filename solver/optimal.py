@@ -9,6 +9,7 @@ engine's score must equal the search's.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 
@@ -21,10 +22,10 @@ from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
 from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params
 from .rules import Ruleset
-from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY
+from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED
-from .solve import DEFAULT_MEMORY_MB, deal_fields, search_params, solve
+from .solve import DEFAULT_MEMORY_MB, compile_once, deal_fields, search_params, solve
 from .state import STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored
 
@@ -158,6 +159,8 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     clock, points and placed cards count, so values are those of the whole game). The line and
     `actions` are the continuation; `score` is the whole game's.
     """
+    compile_once("optimal", lambda position, *args: BranchAndBound(Game(deal, rules, position), *args), rules, 0,
+                 False, 16)
     began = time.perf_counter()
     origin = game if game is not None else Game(deal, rules, start)
     position = origin.position
@@ -177,6 +180,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         if line_value(final) != search.best_value:
             raise line_module.SolverBug(f"the engine values the best line at {line_value(final)}, "
                                         f"the search at {search.best_value}")
+    final = _stop_at_time_limit(origin, final)
     optimal = search.status == EXHAUSTED and not search.truncated
     return BestResult(
         deal=deal, rules=rules, won=final.won, line=line_module.tokens(final, since=len(origin.line)),
@@ -188,6 +192,21 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         foundation_cards=sum(final.position.foundations),
         nodes=verdict.nodes + search.nodes, seconds=time.perf_counter() - began,
         winnable=verdict.result, reason=None if optimal else (reason or "stack depth"), game=final)
+
+
+def _stop_at_time_limit(origin: Game, final: Game) -> Game:
+    """The line stopped by the 300 s limit: what comes after it does not count (RULES.md 6), so
+    it is left out; stopping there scores at least as much as running past it."""
+    counted = actions_within_limit(final.rules, final.actions)
+    if counted == final.actions:
+        return final
+    game = copy.deepcopy(origin)
+    for action in final.line[len(origin.line):]:
+        if game.actions >= counted:
+            break
+        if not action.auto:
+            game.apply(action)
+    return game
 
 
 def _bound_for_people(rules: Ruleset, bound: int, actions_before: int) -> int | None:

@@ -116,6 +116,21 @@ class Search(ChunkedSearch):
         return [tuple(int(v) for v in moves[d, move_next[d] - 1, :4]) for d in range(depth)]
 
 
+_compiled: set[str] = set()
+
+
+def compile_once(name: str, search_class, *args) -> None:
+    """Compile (or load from the cache) a search's kernels once per process, on a tiny search,
+    so that time budgets count searching only."""
+    if name in _compiled:
+        return
+    search = search_class(Position.initial(Deal.from_seed(0)), *args)
+    search.run(1)
+    search._rehash(search.table, search._new_table(search.table_entries))
+    search._flush(0)
+    _compiled.add(name)
+
+
 def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
           memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, progress=None) -> Result:
     """Decide whether the deal (or `start`, a position of it) can be won under `rules`.
@@ -125,6 +140,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     loss there sends it on to the full rules. `progress`, if given, is called with the total node
     count after every chunk.
     """
+    compile_once("winnability", Search, rules, 16)
     began = time.perf_counter()
     position = start if start is not None else Position.initial(deal)
     stages = [False, True] if rules.foundation_to_tableau else [False]

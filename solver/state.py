@@ -12,7 +12,8 @@ Layout (offsets into the array):
 - ``PASS``: the pass in progress (1 = first).
 
 The hash is Zobrist-style and canonical: a pile's part of it does not depend on which of the
-seven places the pile is in, so positions that differ only by a permutation of piles hash alike.
+seven places the pile is in, so positions that differ only by a permutation of piles hash alike
+(and only those: within a pile the cards are mixed in order).
 The foundations are not hashed: they are exactly the cards found nowhere else.
 """
 
@@ -46,6 +47,8 @@ ZOBRIST_FACE_DOWN = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.u
 ZOBRIST_TALON = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
 ZOBRIST_WASTE_COUNT = _rng.integers(1, 2**63, size=TALON_SLOTS + 1, dtype=np.int64).astype(np.uint64)
 ZOBRIST_PASS = _rng.integers(1, 2**63, size=MAX_PASS_HASHED + 1, dtype=np.int64).astype(np.uint64)
+PILE_SEED = np.uint64(0x243F6A8885A308D3)
+MIX_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
 def encode(position) -> np.ndarray:
@@ -87,13 +90,23 @@ def state_hash(state, hash_pass, waste_count):
     """
     key = np.uint64(0)
     for p in range(PILES):
+        length = state[PILE_LEN + p]
+        if length == 0:
+            continue
         base = PILE_CARDS + p * PILE_SLOTS
         down = state[FACE_DOWN + p]
-        for i in range(state[PILE_LEN + p]):
+        # A pile's hash mixes its cards in order (so which cards lie together counts: two cards
+        # at the same height swapping piles change it); the piles' hashes are then added, which
+        # does not depend on the order of the piles.
+        pile_key = PILE_SEED
+        for i in range(length):
             card = state[base + i]
-            key ^= ZOBRIST_PILE[card, i]
+            pile_key ^= ZOBRIST_PILE[card, i]
             if i < down:
-                key ^= ZOBRIST_FACE_DOWN[card]
+                pile_key ^= ZOBRIST_FACE_DOWN[card]
+            pile_key *= MIX_MULTIPLIER
+            pile_key ^= pile_key >> np.uint64(29)
+        key += pile_key
     for i in range(state[TALON_LEN]):
         key ^= ZOBRIST_TALON[state[TALON + i]]
     key ^= ZOBRIST_WASTE_COUNT[waste_count]
