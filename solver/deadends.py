@@ -101,12 +101,26 @@ def _leaves(state, pile, index, exposable, upable, foundation_to_tableau):
 
 
 @njit(cache=True)
+def _leaves_waste(card, exposable, upable):
+    """In the relaxation: can this waste card, once on top, ever leave the waste?"""
+    if not exposable[card]:
+        return False
+    if CARD_VALUE[card] == 13 or upable[card]:
+        return True
+    red = CARD_RED[card]
+    for suit in range(4):
+        if CARD_RED[suit * 13] != red and exposable[suit * 13 + CARD_VALUE[card]]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def relaxed_unwinnable(state, params):
     """True if even a relaxed game cannot put every card up: a proof that the position is lost.
 
     The relaxation keeps only what must hold in any real line: a card goes up after the one
     below it in suit, once it is on top of its pile (or anywhere in the talon: the talon's order
-    is ignored); a card is on top once the card lying on it leaves, and a card leaves to a
+    is ignored, except that in the last pass the waste is a stack like a pile); a card is on top once the card lying on it leaves, and a card leaves to a
     foundation, onto one of its two bases once that base has been on top somewhere, or (a king)
     to an empty pile. The least fixpoint of these rules over-approximates every real line, so a
     card it never puts up can never go up.
@@ -119,7 +133,13 @@ def relaxed_unwinnable(state, params):
             upable[suit * 13 + value] = True
             if foundation_to_tableau:
                 exposable[suit * 13 + value] = True
-    for i in range(state[TALON_LEN]):
+    # In the last pass the waste is a stack: a waste card comes to the top only when the one on it
+    # leaves. Otherwise (and for the stock) the relaxation lets every talon card be reached.
+    pass_limit = params[PARAM_PASS_LIMIT]
+    waste_is_stack = pass_limit != 0 and state[PASS] >= pass_limit
+    waste_count = state[WASTE_COUNT]
+    first_free = waste_count - 1 if waste_is_stack and waste_count > 0 else 0
+    for i in range(first_free, state[TALON_LEN]):
         exposable[state[TALON + i]] = True
     for pile in range(PILES):
         length = state[PILE_LEN + pile]
@@ -136,6 +156,11 @@ def relaxed_unwinnable(state, params):
                     continue
                 if not _leaves(state, pile, index + 1, exposable, upable, foundation_to_tableau):
                     continue  # (a face-up card below may still leave with the run on it)
+                exposable[card] = True
+                changed = True
+        for index in range(first_free - 1, -1, -1):
+            card = state[TALON + index]
+            if not exposable[card] and _leaves_waste(state[TALON + index + 1], exposable, upable):
                 exposable[card] = True
                 changed = True
         for card in range(52):
