@@ -157,8 +157,7 @@ def deal(as_json, export_format, **kw):
     if as_json:
         click.echo(json.dumps(the_deal.to_json()))
         return
-    where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
-    click.echo(f"{where}, {rules.describe()}")
+    click.echo(deal_heading(the_deal, rules))
     click.echo(picture(Position.initial(the_deal)), nl=False)
 
 
@@ -219,6 +218,29 @@ def node_progress(description: str):
     return update, bar
 
 
+def deal_origin(the_deal) -> str:
+    """`seed 5 (native)` or `explicit deal`."""
+    return f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
+
+
+def deal_heading(the_deal, rules) -> str:
+    """`seed 5 (native), classic: draw 1, ...`: the first line of a command's answer."""
+    return f"{deal_origin(the_deal)}, {rules.describe()}"
+
+
+def run_search(search, label: str, kw: dict, max_nodes, time_limit, memory_mb):
+    """Load the deal and rules from the options and run a search with a node counter on stderr."""
+    the_deal = make_deal(kw)
+    rules = make_rules(kw)
+    update, bar = node_progress(label)
+    try:
+        result = search(the_deal, rules, max_nodes=max_nodes, time_limit=time_limit, memory_mb=memory_mb,
+                        progress=update)
+    finally:
+        bar.close()
+    return the_deal, rules, result
+
+
 @main.command()
 @deal_options
 @rules_options
@@ -235,19 +257,11 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     from solver.line import numbered
     from solver.solve import solve as run_solve
 
-    the_deal = make_deal(kw)
-    rules = make_rules(kw)
-    update, bar = node_progress("solving")
-    try:
-        result = run_solve(the_deal, rules, max_nodes=max_nodes, time_limit=time_limit, memory_mb=memory_mb,
-                           progress=update)
-    finally:
-        bar.close()
+    the_deal, rules, result = run_search(run_solve, "solving", kw, max_nodes, time_limit, memory_mb)
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
-        where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
-        click.echo(f"{where}, {rules.describe()}")
+        click.echo(deal_heading(the_deal, rules))
         if show:
             click.echo(picture(Position.initial(the_deal)), nl=False)
         stats = f"{result.nodes:,} nodes, {result.seconds:.3f} s"
@@ -280,19 +294,11 @@ def best(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     from solver.line import numbered
     from solver.optimal import best as run_best
 
-    the_deal = make_deal(kw)
-    rules = make_rules(kw)
-    update, bar = node_progress("searching")
-    try:
-        result = run_best(the_deal, rules, max_nodes=max_nodes, time_limit=time_limit, memory_mb=memory_mb,
-                          progress=update)
-    finally:
-        bar.close()
+    the_deal, rules, result = run_search(run_best, "searching", kw, max_nodes, time_limit, memory_mb)
     if as_json:
         click.echo(json.dumps(result.to_json()))
         sys.exit(0 if result.optimal else 3)
-    where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
-    click.echo(f"{where}, {rules.describe()}")
+    click.echo(deal_heading(the_deal, rules))
     if show:
         click.echo(picture(Position.initial(the_deal)), nl=False)
     outcome = "win" if result.won else f"no win ({result.foundation_cards} cards up)"
@@ -387,7 +393,7 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
             raise KlondikeError("give a deal (SEED, --deal CODES or --deal-file FILE) or --position FILE")
         the_deal = make_deal(kw)
         tokens = load_line((played,) if played is not None else (), played_file)
-        where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
+        where = deal_origin(the_deal)
     update, bar = count_progress("hint")
     try:
         if position_file is not None:
@@ -441,8 +447,7 @@ def play_command(peek, samples, rng_seed, time_limit, max_nodes, memory_mb, **kw
     settings = HintSettings(peek=peek, samples=samples, rng_seed=rng_seed, time_limit=time_limit,
                             max_nodes=max_nodes, memory_mb=memory_mb)
     session = PlaySession(the_deal, rules, settings, render=picture, progress=update)
-    where = f"seed {the_deal.seed} ({the_deal.source})" if the_deal.seed is not None else "explicit deal"
-    click.echo(f"{where}, {rules.describe()}\n{HELP}\n{session.board()}")
+    click.echo(f"{deal_heading(the_deal, rules)}\n{HELP}\n{session.board()}")
     stdin = click.get_text_stream("stdin")
     try:
         while not session.over:
