@@ -27,7 +27,7 @@ MOVE_FIELDS = 5
 MAX_MOVES = 256
 
 # Parameters of a search (an int32 array), set from a Ruleset by `search`.
-PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS = 0, 1, 2, 3, 4, 5
+PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS, PARAM_FORCED = 0, 1, 2, 3, 4, 5, 6
 PARAM_SIZE = 8
 
 
@@ -380,13 +380,16 @@ def _talon_moves(state, params, moves, count, pending):
 def generate_moves(state, params, moves):
     """Fill `moves` with the moves of `state`, best first; returns how many.
 
-    With pruning on (winnability), a safe move to the foundation is returned alone.
+    With forced moves on, a safe move to the foundation is returned alone (winnability; and the
+    fewest-actions search without auto-play or foundation->tableau, where the argument of
+    `safe_to_foundation` also keeps the action count: each replaced move is one action, and
+    the moves it makes unnecessary are dropped).
     """
     prune = params[PARAM_PRUNE]
     f2t = params[PARAM_F2T]
     auto = params[PARAM_AUTO]
     count = 0
-    if prune:
+    if params[PARAM_FORCED]:
         for pile in range(PILES):
             card = pile_top(state, pile)
             if card >= 0 and safe_to_foundation(state, card, f2t, auto):

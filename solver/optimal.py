@@ -20,12 +20,12 @@ from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk
 from .deal import Deal
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
-from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params
+from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params, upper_bound
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED
-from .solve import DEFAULT_MEMORY_MB, compile_once, deal_fields, search_params, solve
+from .solve import DEFAULT_MEMORY_MB, Search, compile_once, deal_fields, search_params, solve
 from .state import STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored
 
@@ -100,7 +100,11 @@ class BranchAndBound(ChunkedSearch):
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
                  memory_mb: int = DEFAULT_MEMORY_MB):
         super().__init__(memory_mb)
-        self.params = search_params(rules, prune=False)
+        # Pruning rules keep some win, not the best line; only the safe moves to the foundation
+        # are kept where they provably cost no action (fewest actions, no auto-play, no
+        # foundation->tableau: see movegen.generate_moves).
+        forced = rules.scoring is None and not rules.auto_play and not rules.foundation_to_tableau
+        self.params = search_params(rules, prune=False, forced=forced)
         self.obj, self.card_points = objective_params(rules)
         self.obj[OBJ_NO_WIN] = int(no_win)
         self.stack["states"][0] = encode(origin.position)
@@ -143,11 +147,16 @@ class BranchAndBound(ChunkedSearch):
         return [tuple(int(v) for v in self.stack["best_path"][d]) for d in range(length)]
 
     def proven_bound(self) -> int:
-        """A value no line can beat: the best itself once finished, else also the open nodes' bounds."""
+        """A value no line can beat: the best itself once finished, else also the open nodes' bounds
+        (the root's own bound when the search never started)."""
         if self.status == EXHAUSTED and not self.truncated:
             return self.best_value
-        depth = max(0, int(self.ctx[CTX_DEPTH]))
-        return max(self.best_value, int(self.stack["bounds"][: depth + 1].max()))
+        st = self.stack
+        if self.ctx[CTX_DEPTH] < 0:
+            return max(self.best_value, int(upper_bound(self.obj, self.card_points, st["placed"][0], st["states"][0],
+                                                        st["points"][0], st["actions"][0])))
+        depth = int(self.ctx[CTX_DEPTH])
+        return max(self.best_value, int(st["bounds"][: depth + 1].max()))
 
 
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
@@ -159,10 +168,14 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     clock, points and placed cards count, so values are those of the whole game). The line and
     `actions` are the continuation; `score` is the whole game's.
     """
+    compile_once("winnability", Search, rules, 16)
     compile_once("optimal", lambda position, *args: BranchAndBound(Game(deal, rules, position), *args), rules, 0,
                  False, 16)
     began = time.perf_counter()
     origin = game if game is not None else Game(deal, rules, start)
+    if actions_within_limit(rules, origin.actions) < origin.actions:
+        # Past the 300 s limit nothing more counts: the game is worth what it had then.
+        return _result(deal, rules, origin, origin, None, True, "unknown", 0, began, None)
     position = origin.position
     share_nodes = None if max_nodes is None else max(1, max_nodes // INCUMBENT_SHARE)
     share_time = None if time_limit is None else time_limit / INCUMBENT_SHARE
@@ -182,16 +195,25 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
                                         f"the search at {search.best_value}")
     final = _stop_at_time_limit(origin, final)
     optimal = search.status == EXHAUSTED and not search.truncated
+    return _result(deal, rules, origin, final, search.proven_bound(), optimal, verdict.result,
+                   verdict.nodes + search.nodes, began, None if optimal else (reason or "stack depth"))
+
+
+def _result(deal: Deal, rules: Ruleset, origin: Game, final: Game, bound: int | None, optimal: bool, winnable: str,
+            nodes: int, began: float, reason: str | None) -> BestResult:
+    """The BestResult of a line `final` continuing `origin` (bound None: the line's own value)."""
+    if bound is None:
+        bound = line_value(final)
     return BestResult(
         deal=deal, rules=rules, won=final.won, line=line_module.tokens(final, since=len(origin.line)),
         actions=final.actions - origin.actions,
         score=final.score().total if rules.scoring else None,
-        bound=_bound_for_people(rules, search.proven_bound(), origin.actions),
+        bound=_bound_for_people(rules, bound, origin.actions),
         optimal=optimal,
         breakdown=final.score().to_json() if rules.scoring else None,
         foundation_cards=sum(final.position.foundations),
-        nodes=verdict.nodes + search.nodes, seconds=time.perf_counter() - began,
-        winnable=verdict.result, reason=None if optimal else (reason or "stack depth"), game=final)
+        nodes=nodes, seconds=time.perf_counter() - began,
+        winnable=winnable, reason=reason, game=final)
 
 
 def _stop_at_time_limit(origin: Game, final: Game) -> Game:

@@ -16,7 +16,8 @@ import numpy as np
 from . import line as line_module
 from .deal import Deal
 from .game import Game, Position
-from .movegen import (MAX_MOVES, MOVE_FIELDS, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T, PARAM_PASS_LIMIT,
+from .movegen import (MAX_MOVES, MOVE_FIELDS, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T, PARAM_FORCED,
+                      PARAM_PASS_LIMIT,
                       PARAM_PRUNE, PARAM_SIZE)
 from .rules import Ruleset
 from .runner import ChunkedSearch
@@ -61,12 +62,13 @@ def deal_fields(deal: Deal, rules: Ruleset) -> dict:
     return {"seed": deal.seed, "source": deal.source, "deal": deal.codes, "rules": rules.to_json()}
 
 
-def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = None) -> np.ndarray:
+def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = None,
+                  forced: bool | None = None) -> np.ndarray:
     """The int32 parameter array of the numba core for a ruleset.
 
     `prune` switches the pruning rules of the winnability search; `dead_ends` (default: as
     `prune`) the dead-end tests, separately so that tests can check them against lines found
-    without them.
+    without them; `forced` (default: as `prune`) the safe moves to the foundation.
     """
     params = np.zeros(PARAM_SIZE, dtype=np.int32)
     params[PARAM_DRAW] = rules.draw
@@ -75,6 +77,7 @@ def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = N
     params[PARAM_AUTO] = int(rules.auto_play)
     params[PARAM_PRUNE] = int(prune)
     params[PARAM_DEAD_ENDS] = int(prune if dead_ends is None else dead_ends)
+    params[PARAM_FORCED] = int(prune if forced is None else forced)
     return params
 
 
