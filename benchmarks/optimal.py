@@ -1,0 +1,516 @@
+"""Optimal-line benchmark (issue 4): how often `best` proves its line optimal within a time limit,
+how long it takes, and how far from proved the rest are; on Klondike-Solver's rules, our line
+beside pyksolve's `solve_minimal` on the same deals.
+
+    python benchmarks/optimal.py --seeds 1-200 --time-limit 60 \\
+        --rules classic,classic-draw3,harmony,duel [--peer] [--peer-timeout 60] [--json out.json]
+
+Per ruleset: the share of deals proved optimal, the median and mean seconds per deal (a deal cut
+by the limit counts at the time it ran), and the mean gap where not proved: `bound - score` for the
+scoring rules, `actions - bound` (the proven fewest actions of a win) for the others.
+
+With --peer, the unlimited-pass rules Klondike-Solver plays (`ksolve-draw1`, `ksolve-draw3` of
+`solver.benchmark.BENCH_RULESETS`: draw 1/3, unlimited passes, foundation->tableau, no auto-play)
+are added if not listed, and each of their deals also goes to pyksolve's `solve_minimal` (in a
+worker process with a timeout; it has none of its own). Its line is converted to our notation and
+replayed by our engine; its length in our actions is its normalized count - flips + recycles
+(SOLVER-NOTES.md), checked against the replay. Its "minimal" is within its own move set and cost
+(which counts turned cards and not recycles), so a shorter line of ours is possible; a longer one
+where ours is proved optimal is a bug and is flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the `benchmarks` package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tqdm import tqdm
+
+from benchmarks.peers import (DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, REPOSITORY_ROOT, _die_with_parent,
+                              pyksolve_available, pyksolve_supports)
+from benchmarks.stats_util import percentile
+from solver.benchmark import BENCH_RULESETS, parse_range
+from solver.cards import format_card
+from solver.deal import Deal
+from solver.errors import KlondikeError
+from solver.formats import export_deal
+from solver.game import Game, replay
+from solver.optimal import best
+from solver.rules import PRESETS, Ruleset
+
+PEER_RULES = ("ksolve-draw1", "ksolve-draw3")
+TIMEOUT = "timeout"
+CRASHED = "crashed"
+
+
+# --- our solver -----------------------------------------------------------------------------------
+
+@dataclass
+class OurDeal:
+    """`best` on one deal."""
+
+    seed: int
+    won: bool
+    optimal: bool
+    actions: int
+    score: int | None
+    bound: int | None
+    gap: int | None  # scoring: bound - score; fewest: actions - bound (a win and a bound); None if proved
+    seconds: float
+    nodes: int
+    reason: str | None
+
+
+def run_ours(seed: int, rules: Ruleset, time_limit: float | None, memory_mb: int) -> OurDeal:
+    """Solve one native deal with `best`."""
+    result = best(Deal.from_seed(seed), rules, time_limit=time_limit, memory_mb=memory_mb)
+    gap = None
+    if not result.optimal:
+        if rules.scoring is not None:
+            gap = result.bound - result.score
+        elif result.won and result.bound is not None:
+            gap = result.actions - result.bound
+    return OurDeal(seed, result.won, result.optimal, result.actions, result.score, result.bound, gap,
+                   result.seconds, result.nodes, result.reason)
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the kernels of `best`; returns the seconds it took."""
+    began = time.perf_counter()
+    for name in ("classic", "harmony"):
+        best(Deal.from_seed(0), PRESETS[name], max_nodes=2000)
+    return time.perf_counter() - began
+
+
+# --- pyksolve's solve_minimal, in a worker process -------------------------------------------------
+
+def peer_solve_one(deal_string: str, draw: int, max_states: int) -> dict:
+    """pyksolve's solve_minimal on one deal (Klondike-Solver's 156-digit string), in this process."""
+    from pyksolve.solver import Solitaire
+
+    began = time.perf_counter()
+    game = Solitaire()
+    if not game.load_solitaire(deal_string):
+        return {"status": "bad deal", "seconds": time.perf_counter() - began}
+    game.reset_game(draw)  # required before any solve
+    status = game.solve_minimal(max_closed_count=max_states).name
+    seconds = time.perf_counter() - began
+    answer = {"status": status, "seconds": seconds}
+    if PYKSOLVE_VERDICTS.get(status) == "win":
+        answer.update(moves=game.moves_made(), normalized=game.moves_made_normalized_count)
+    return answer
+
+
+def serve_peer() -> None:
+    """Worker main loop (`python -m benchmarks.optimal --peer-worker`): `ready`, then one JSON
+    request per stdin line -> one JSON answer per stdout line."""
+    import pyksolve.solver  # noqa: F401  (loaded before the first deal's clock starts)
+
+    sys.stdout.write(READY + "\n")
+    sys.stdout.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        sys.stdout.write(json.dumps(peer_solve_one(request["deal"], request["draw"], request["max_states"])) + "\n")
+        sys.stdout.flush()
+
+
+class MinimalWorker:
+    """One persistent pyksolve process running solve_minimal; a timeout kills and restarts it
+    (the process handling is that of `benchmarks.peers.PyksolveWorker`, which runs solve_fast)."""
+
+    def __init__(self):
+        self._process: subprocess.Popen | None = None
+
+    def _start(self) -> None:
+        environment = dict(os.environ)
+        environment["PYTHONPATH"] = os.pathsep.join(
+            [str(REPOSITORY_ROOT)] + [p for p in environment.get("PYTHONPATH", "").split(os.pathsep) if p])
+        self._process = subprocess.Popen([sys.executable, "-m", "benchmarks.optimal", "--peer-worker"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                         env=environment,
+                                         preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        greeting = self._process.stdout.readline().strip()
+        if greeting != READY:
+            self.close()
+            raise RuntimeError(f"the pyksolve worker did not start (it said {greeting!r})")
+
+    def close(self) -> None:
+        """Kill the worker process (if any) and wait for it."""
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+            for stream in (process.stdin, process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def solve(self, deal_string: str, draw: int, max_states: int, timeout: float) -> dict:
+        """solve_minimal on one deal, waiting at most `timeout` seconds."""
+        if self._process is None or self._process.poll() is not None:
+            self.close()
+            self._start()
+        process = self._process
+        try:
+            process.stdin.write(json.dumps({"deal": deal_string, "draw": draw, "max_states": max_states}) + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], timeout)
+            if not ready:
+                self.close()
+                return {"status": TIMEOUT, "seconds": timeout}
+            return json.loads(process.stdout.readline())
+        except (OSError, ValueError):
+            self.close()
+            return {"status": CRASHED, "seconds": math.nan}
+
+
+_FOUNDATION_LETTERS = {"C": 0, "D": 1, "H": 2, "S": 3}
+
+
+def peer_line(moves: str, deal: Deal, rules: Ruleset) -> tuple[list[str], int, int]:
+    """pyksolve's move list in our notation (the engine names the cards), with its flips and
+    recycles. `DR#`: # draws; `NEW`: recycle; `F#`: a card of pile # turned (not an action here);
+    `XY` / `XY-n`: a move of 1 / n cards, X and Y in 1..7, `W` or a foundation letter (C D H S).
+    Raises KlondikeError (or IndexError) if a move does not fit the position."""
+    game = Game(deal, rules)
+    tokens: list[str] = []
+    flips = recycles = 0
+    for item in moves.split():
+        if item.startswith("DR"):
+            new = ["D"] * int(item[2:])
+        elif item == "NEW":
+            new = ["R"]
+            recycles += 1
+        elif re.fullmatch(r"F[1-7]", item):
+            flips += 1
+            continue
+        else:
+            match = re.fullmatch(r"([W1-7CDHS])([1-7CDHS])(?:-(\d+))?", item)
+            if match is None:
+                raise KlondikeError(f"unknown pyksolve move {item!r}")
+            source, target, count = match.group(1), match.group(2), int(match.group(3) or 1)
+            position = game.position
+            if source == "W":
+                card, where = position.waste_top, "W"
+            elif source.isdigit():
+                card, where = position.piles[int(source) - 1][-count], int(source)
+            else:
+                card, where = position.foundation_top(_FOUNDATION_LETTERS[source]), "F"
+            if card is None:
+                raise KlondikeError(f"pyksolve move {item!r} takes a card from an empty place")
+            new = [f"{format_card(card)}:{where}>{target if target.isdigit() else 'F'}"]
+        for token in new:
+            game.play(token)
+        tokens.extend(new)
+    return tokens, flips, recycles
+
+
+@dataclass
+class PeerDeal:
+    """pyksolve's solve_minimal on one deal, its line measured in our actions."""
+
+    seed: int
+    status: str  # SolvedMinimal, SolvedMayNotBeMinimal, Impossible, CouldNotComplete, timeout, crashed
+    seconds: float
+    actions: int | None = None  # in our sense (replayed by our engine)
+    normalized: int | None = None  # its own count
+    line_checked: str | None = None  # "ok", or what went wrong replaying its line
+
+
+def run_peer(worker: MinimalWorker, seed: int, rules: Ruleset, max_states: int, timeout: float) -> PeerDeal:
+    """pyksolve on one deal, its winning line replayed and measured by our engine."""
+    deal = Deal.from_seed(seed)
+    answer = worker.solve(export_deal(deal, "ksolve"), rules.draw, max_states, timeout)
+    outcome = PeerDeal(seed, answer["status"], answer["seconds"])
+    if "moves" not in answer:
+        return outcome
+    outcome.normalized = answer["normalized"]
+    try:
+        tokens, flips, recycles = peer_line(answer["moves"], deal, rules)
+    except (KlondikeError, IndexError) as error:
+        outcome.line_checked = f"does not replay: {error}"
+        return outcome
+    game = replay(deal, rules, tokens).game
+    outcome.actions = game.actions
+    if not game.won:
+        outcome.line_checked = "replays but does not win"
+    elif game.actions != answer["normalized"] - flips + recycles:
+        outcome.line_checked = (f"{game.actions} actions replayed, normalized {answer['normalized']} - flips {flips}"
+                                f" + recycles {recycles} = {answer['normalized'] - flips + recycles}")
+    else:
+        outcome.line_checked = "ok"
+    return outcome
+
+
+# --- figures ----------------------------------------------------------------------------------------
+
+def secs(seconds: float) -> str:
+    """A duration with a sensible unit."""
+    if seconds is None or math.isnan(seconds):
+        return "n/a"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+def number(value: float) -> str:
+    """A mean with one decimal, or n/a."""
+    return "n/a" if value is None or math.isnan(value) else f"{value:.1f}"
+
+
+def mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else math.nan
+
+
+def summarize(rules: Ruleset, deals: list[OurDeal]) -> dict:
+    """Proved share, times and gaps of one ruleset."""
+    times = [d.seconds for d in deals]
+    proved = [d for d in deals if d.optimal]
+    open_deals = [d for d in deals if not d.optimal]
+    gaps = [d.gap for d in open_deals if d.gap is not None]
+    return {
+        "deals": len(deals),
+        "proved": len(proved),
+        "proved_fraction": len(proved) / len(deals) if deals else math.nan,
+        "won": sum(d.won for d in deals),
+        "median_seconds": percentile(times, 50),
+        "mean_seconds": mean(times),
+        "max_seconds": max(times, default=math.nan),
+        "not_proved": len(open_deals),
+        "gap_deals": len(gaps),
+        "mean_gap": mean(gaps),
+        "max_gap": max(gaps, default=None),
+        "not_proved_without_gap": len(open_deals) - len(gaps),
+        "reasons": sorted({d.reason for d in open_deals if d.reason}),
+    }
+
+
+def compare(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
+    """Our actions and time beside pyksolve's on the same deals."""
+    by_seed = {p.seed: p for p in peer}
+    both = [(o, by_seed[o.seed]) for o in ours if o.won and by_seed[o.seed].actions is not None
+            and by_seed[o.seed].line_checked == "ok"]
+    contradictions = [{"seed": o.seed, "ours": o.actions, "pyksolve": p.actions} for o, p in both
+                      if o.optimal and o.actions > p.actions]
+    contradictions += [{"seed": o.seed, "ours": "proved no win", "pyksolve": p.actions} for o in ours
+                       for p in [by_seed[o.seed]] if o.optimal and not o.won and p.actions is not None
+                       and p.line_checked == "ok"]
+    bound_contradictions = [{"seed": o.seed, "bound": o.bound, "pyksolve": p.actions} for o in ours
+                            for p in [by_seed[o.seed]] if p.actions is not None and p.line_checked == "ok"
+                            and o.bound is not None and o.bound > p.actions]
+    return {
+        "both_won": len(both),
+        "shorter": sum(o.actions < p.actions for o, p in both),
+        "equal": sum(o.actions == p.actions for o, p in both),
+        "longer": sum(o.actions > p.actions for o, p in both),
+        "ours_mean_actions": mean(o.actions for o, _ in both),
+        "pyksolve_mean_actions": mean(p.actions for _, p in both),
+        "both_proved": sum(o.optimal and p.status == "SolvedMinimal" for o, p in both),
+        "contradictions": contradictions + bound_contradictions,
+        "bad_peer_lines": [{"seed": p.seed, "problem": p.line_checked} for p in peer
+                           if p.line_checked not in (None, "ok")],
+        "pyksolve_statuses": {status: sum(p.status == status for p in peer)
+                              for status in sorted({p.status for p in peer})},
+        "pyksolve_median_seconds": percentile([p.seconds for p in peer if not math.isnan(p.seconds)], 50),
+        "pyksolve_mean_seconds": mean(p.seconds for p in peer if not math.isnan(p.seconds)),
+    }
+
+
+def print_section(name: str, rules: Ruleset, summary: dict) -> None:
+    pad = " " * 10
+    objective = "highest score" if rules.scoring else "fewest actions"
+    print(f"\n== {name}: {rules.describe().partition(': ')[2]}; objective: {objective}")
+    gap_what = "bound - score" if rules.scoring else "actions - bound"
+    lines = [f"proved optimal {summary['proved']}/{summary['deals']} = {100 * summary['proved_fraction']:.1f}%"
+             f"  (won {summary['won']})",
+             f"seconds per deal: median {secs(summary['median_seconds'])}, mean {secs(summary['mean_seconds'])},"
+             f" max {secs(summary['max_seconds'])}"]
+    if summary["not_proved"]:
+        if summary["gap_deals"]:
+            text = (f"not proved {summary['not_proved']}: mean gap ({gap_what}) {summary['mean_gap']:.1f},"
+                    f" max {summary['max_gap']} over {summary['gap_deals']} deals")
+        else:
+            text = f"not proved {summary['not_proved']}"
+        if summary["not_proved_without_gap"]:
+            text += f"; {summary['not_proved_without_gap']} with no win found (no gap)"
+        lines.append(text + f" (stopped by: {', '.join(summary['reasons']) or 'n/a'})")
+    print("ours      " + f"\n{pad}".join(lines))
+
+
+def print_peer(ours: list[OurDeal], peer: list[PeerDeal], comparison: dict, per_deal: bool) -> None:
+    pad = " " * 10
+    statuses = ", ".join(f"{k} {v}" for k, v in comparison["pyksolve_statuses"].items())
+    lines = [f"solve_minimal: {statuses}; seconds per deal: median {secs(comparison['pyksolve_median_seconds'])},"
+             f" mean {secs(comparison['pyksolve_mean_seconds'])} (a timeout counts at the timeout)",
+             f"both won {comparison['both_won']}: ours shorter {comparison['shorter']}, equal {comparison['equal']},"
+             f" longer {comparison['longer']}; mean actions ours {number(comparison['ours_mean_actions'])},"
+             f" pyksolve {number(comparison['pyksolve_mean_actions'])};"
+             f" both proved minimal {comparison['both_proved']}"]
+    if comparison["bad_peer_lines"]:
+        lines.append(f"pyksolve lines that fail our replay: {comparison['bad_peer_lines']}")
+    if comparison["contradictions"]:
+        lines.append("CONTRADICTIONS (ours proved or bounded beyond a legal pyksolve win): "
+                     f"{comparison['contradictions']}")
+    else:
+        lines.append("contradictions: none (no proved optimum, proved loss or bound of ours beyond a legal"
+                     " pyksolve win)")
+    print("pyksolve  " + f"\n{pad}".join(lines))
+    if per_deal:
+        print(f"{'seed':>8}  {'ours':>6} {'proved':>6} {'bound':>6} {'time':>9}  |"
+              f"  {'pyksolve':>8} {'status':<22} {'time':>9}")
+        by_seed = {p.seed: p for p in peer}
+        for o in ours:
+            p = by_seed[o.seed]
+            ours_actions = str(o.actions) if o.won else "-"
+            peer_actions = str(p.actions) if p.actions is not None else "-"
+            print(f"{o.seed:>8}  {ours_actions:>6} {'yes' if o.optimal else 'no':>6} {str(o.bound):>6}"
+                  f" {secs(o.seconds):>9}  |  {peer_actions:>8} {p.status:<22} {secs(p.seconds):>9}")
+
+
+def json_ready(value):
+    """NaN -> None, for strict JSON."""
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return value
+
+
+# --- command line -------------------------------------------------------------------------------------
+
+def parse_seeds(text: str) -> list[int]:
+    """`1-200`, `7`, or a comma-separated list of those."""
+    seeds: dict[int, None] = {}
+    for part in text.split(","):
+        try:
+            seeds.update(dict.fromkeys(parse_range(part.strip())))
+        except KlondikeError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return list(seeds)
+
+
+def parse_rule_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BENCH_RULESETS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown ruleset {', '.join(unknown) or '(none)'}: choose from {', '.join(BENCH_RULESETS)}")
+    return list(dict.fromkeys(names))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description="Optimal-line benchmark: proved share, time and gap per ruleset;"
+                                                 " pyksolve's solve_minimal beside on its own rules.")
+    parser.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-200"),
+                        help="seed range A-B (inclusive), or several separated by commas (default 1-200)")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per deal for best (default 60)")
+    parser.add_argument("--memory", type=int, default=512, help="MB for best per deal (default 512)")
+    parser.add_argument("--rules", type=parse_rule_names,
+                        default=parse_rule_names("classic,classic-draw3,harmony,duel"),
+                        help=f"comma-separated rulesets among {', '.join(BENCH_RULESETS)}"
+                             " (default classic,classic-draw3,harmony,duel)")
+    parser.add_argument("--peer", action="store_true",
+                        help=f"add {' and '.join(PEER_RULES)} and run pyksolve's solve_minimal on their deals")
+    parser.add_argument("--peer-timeout", type=float, default=60.0, help="seconds per deal for pyksolve (default 60)")
+    parser.add_argument("--peer-max-states", type=int, default=DEFAULT_MAX_STATES,
+                        help=f"pyksolve's max_closed_count (default {DEFAULT_MAX_STATES:,})")
+    parser.add_argument("--per-deal", action=argparse.BooleanOptionalAction, default=None,
+                        help="a row per deal beside pyksolve (default: when at most 20 deals)")
+    parser.add_argument("--json", type=Path, default=None, help="also write every figure and deal to this file")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                        help="progress bars on stderr (default on)")
+    parser.add_argument("--peer-worker", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def _exit_on_sigterm(signum, frame) -> None:
+    sys.exit(128 + signum)
+
+
+def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    args = build_parser().parse_args(argv)
+    if args.peer_worker:
+        serve_peer()
+        return 0
+    time_limit = args.time_limit if args.time_limit > 0 else None
+    names = list(args.rules)
+    peer_enabled = args.peer and pyksolve_available()
+    if args.peer:
+        names += [name for name in PEER_RULES if name not in names]
+    per_deal = args.per_deal if args.per_deal is not None else len(args.seeds) <= 20
+
+    compile_seconds = warm_up()
+    print(f"Optimal-line benchmark: {len(args.seeds)} native deals ({args.seeds[0]}..{args.seeds[-1]}),"
+          f" time limit {secs(time_limit) if time_limit else 'none'} per deal, memory {args.memory} MB;"
+          f" kernels compiled/loaded in {secs(compile_seconds)}")
+    if args.peer and not peer_enabled:
+        print("pyksolve is not installed: peer runs skipped")
+    elif peer_enabled:
+        print(f"pyksolve: solve_minimal, max_closed_count {args.peer_max_states:,}, timeout {secs(args.peer_timeout)}"
+              " per deal; its actions in our sense = normalized - flips + recycles, checked by replaying its line")
+
+    report = {"seeds": args.seeds, "time_limit": time_limit, "memory_mb": args.memory, "rulesets": []}
+    worker = MinimalWorker() if peer_enabled else None
+    try:
+        for name in names:
+            rules = BENCH_RULESETS[name]
+            ours: list[OurDeal] = []
+            proved = 0
+            with tqdm(total=len(args.seeds), desc=f"{name} ours", unit="deal", file=sys.stderr, leave=False,
+                      disable=not args.progress) as bar:
+                for seed in args.seeds:
+                    outcome = run_ours(seed, rules, time_limit, args.memory)
+                    ours.append(outcome)
+                    proved += outcome.optimal
+                    bar.set_postfix(proved=proved, refresh=False)
+                    bar.update()
+            summary = summarize(rules, ours)
+            print_section(name, rules, summary)
+            section = {"name": name, "rules": rules.to_json(), "summary": summary, "deals": [asdict(d) for d in ours]}
+            if worker is not None and pyksolve_supports(rules):
+                peer: list[PeerDeal] = []
+                with tqdm(total=len(args.seeds), desc=f"{name} pyksolve", unit="deal", file=sys.stderr,
+                          leave=False, disable=not args.progress) as bar:
+                    for seed in args.seeds:
+                        peer.append(run_peer(worker, seed, rules, args.peer_max_states, args.peer_timeout))
+                        bar.update()
+                comparison = compare(ours, peer)
+                print_peer(ours, peer, comparison, per_deal)
+                section.update(pyksolve=comparison, pyksolve_deals=[asdict(p) for p in peer])
+            sys.stdout.flush()
+            report["rulesets"].append(section)
+    finally:
+        if worker is not None:
+            worker.close()
+    if args.json is not None:
+        args.json.write_text(json.dumps(json_ready(report), indent=1) + "\n", encoding="utf-8")
+        print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
