@@ -448,7 +448,7 @@ def play_command(peek, samples, rng_seed, time_limit, max_nodes, memory_mb, **kw
                             max_nodes=max_nodes, memory_mb=memory_mb)
     session = PlaySession(the_deal, rules, settings, render=picture, progress=update)
     click.echo(f"{deal_heading(the_deal, rules)}\n{HELP}\n{session.board()}")
-    stdin = click.get_text_stream("stdin")
+    stdin = sys.stdin  # (CliRunner swaps it in tests)
     try:
         while not session.over:
             click.echo(PROMPT, nl=False)
