@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import select
 import signal
@@ -39,10 +38,10 @@ if __package__ in (None, ""):  # run as a script: make the `benchmarks` package 
 
 from tqdm import tqdm
 
-from benchmarks.peers import (DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, REPOSITORY_ROOT, _die_with_parent,
-                              pyksolve_available, pyksolve_supports)
-from benchmarks.stats_util import percentile
-from solver.benchmark import BENCH_RULESETS, parse_range
+from benchmarks.peers import (DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, kill_worker_process, pyksolve_available,
+                              pyksolve_supports, start_worker_process)
+from benchmarks.stats_util import parse_rule_names, parse_seeds, percentile
+from solver.benchmark import BENCH_RULESETS
 from solver.cards import format_card
 from solver.deal import Deal
 from solver.errors import KlondikeError
@@ -135,13 +134,7 @@ class MinimalWorker:
         self._process: subprocess.Popen | None = None
 
     def _start(self) -> None:
-        environment = dict(os.environ)
-        environment["PYTHONPATH"] = os.pathsep.join(
-            [str(REPOSITORY_ROOT)] + [p for p in environment.get("PYTHONPATH", "").split(os.pathsep) if p])
-        self._process = subprocess.Popen([sys.executable, "-m", "benchmarks.optimal", "--peer-worker"],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-                                         env=environment,
-                                         preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        self._process = start_worker_process("benchmarks.optimal", "--peer-worker")
         greeting = self._process.stdout.readline().strip()
         if greeting != READY:
             self.close()
@@ -151,13 +144,7 @@ class MinimalWorker:
         """Kill the worker process (if any) and wait for it."""
         process, self._process = self._process, None
         if process is not None:
-            process.kill()
-            process.wait()
-            for stream in (process.stdin, process.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+            kill_worker_process(process)
 
     def solve(self, deal_string: str, draw: int, max_states: int, timeout: float) -> dict:
         """solve_minimal on one deal, waiting at most `timeout` seconds."""
@@ -396,26 +383,6 @@ def json_ready(value):
 
 
 # --- command line -------------------------------------------------------------------------------------
-
-def parse_seeds(text: str) -> list[int]:
-    """`1-200`, `7`, or a comma-separated list of those."""
-    seeds: dict[int, None] = {}
-    for part in text.split(","):
-        try:
-            seeds.update(dict.fromkeys(parse_range(part.strip())))
-        except KlondikeError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    return list(seeds)
-
-
-def parse_rule_names(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in BENCH_RULESETS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown ruleset {', '.join(unknown) or '(none)'}: choose from {', '.join(BENCH_RULESETS)}")
-    return list(dict.fromkeys(names))
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Optimal-line benchmark: proved share, time and gap per ruleset;"

@@ -124,6 +124,28 @@ def _die_with_parent() -> None:
         pass
 
 
+def start_worker_process(*arguments: str) -> subprocess.Popen:
+    """`python -m ARGUMENTS` as a worker process (line-buffered text pipes on stdin and stdout),
+    with the repository importable and, on Linux, killed when the thread that started it ends."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(REPOSITORY_ROOT)] + [p for p in environment.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return subprocess.Popen([sys.executable, "-m", *arguments], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1, env=environment,
+                            preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+
+
+def kill_worker_process(process: subprocess.Popen) -> None:
+    """Kill a worker process, wait for it and close its pipes."""
+    process.kill()
+    process.wait()
+    for stream in (process.stdin, process.stdout):
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
 class PyksolveWorker:
     """One persistent pyksolve process; `solve` enforces a timeout by killing and restarting it."""
 
@@ -131,12 +153,7 @@ class PyksolveWorker:
         self._process: subprocess.Popen | None = None
 
     def _start(self) -> None:
-        environment = dict(os.environ)
-        environment["PYTHONPATH"] = os.pathsep.join(
-            [str(REPOSITORY_ROOT)] + [p for p in environment.get("PYTHONPATH", "").split(os.pathsep) if p])
-        self._process = subprocess.Popen([sys.executable, "-m", "benchmarks.peers"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True, bufsize=1, env=environment,
-                                         preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        self._process = start_worker_process("benchmarks.peers")
         greeting = self._process.stdout.readline().strip()
         if greeting != READY:
             self._kill()
@@ -147,13 +164,7 @@ class PyksolveWorker:
         # feeding thread is still talking to it.
         process, self._process = self._process, None
         if process is not None:
-            process.kill()
-            process.wait()
-            for stream in (process.stdin, process.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+            kill_worker_process(process)
 
     def solve(self, seed: int, deal_string: str, draw: int, max_states: int, timeout: float) -> PeerOutcome:
         """Solve one deal with `solve_fast`, waiting at most `timeout` seconds for the answer."""

@@ -7,9 +7,12 @@ ways) come from `solver.stats`; this module adapts them to lists of per-deal ver
 
 from __future__ import annotations
 
+import argparse
 import math
 from collections.abc import Sequence
 
+from solver.benchmark import BENCH_RULESETS, parse_range
+from solver.errors import KlondikeError
 from solver.stats import percentile as percentile_of_sorted
 from solver.stats import wilson_interval as solver_wilson_interval
 from solver.stats import win_rate
@@ -58,3 +61,26 @@ def verdict_summary(verdicts: Sequence[str]) -> dict:
         "win_fraction_bounds": (both_ways["low"], both_ways["high"]) if both_ways else (math.nan, math.nan),
         "win_interval_unknowns_both_ways": tuple(both_ways["ci95"]) if both_ways else (math.nan, math.nan),
     }
+
+
+# --- command-line arguments shared by the benchmarks -----------------------------------------------
+
+def parse_seeds(text: str) -> list[int]:
+    """`1-1000`, `7`, or a comma-separated list of those, as a list of distinct seeds in order."""
+    seeds: dict[int, None] = {}
+    for part in text.split(","):
+        try:
+            seeds.update(dict.fromkeys(parse_range(part.strip())))
+        except KlondikeError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return list(seeds)
+
+
+def parse_rule_names(text: str) -> list[str]:
+    """A comma-separated list of ruleset names from BENCH_RULESETS."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BENCH_RULESETS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown ruleset {', '.join(unknown) or '(none)'}: choose from {', '.join(BENCH_RULESETS)}")
+    return list(dict.fromkeys(names))

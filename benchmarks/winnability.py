@@ -30,10 +30,9 @@ from tqdm import tqdm
 
 from benchmarks.peers import DEFAULT_MAX_STATES, PeerOutcome, PyksolvePool, pyksolve_available, pyksolve_supports
 from benchmarks.solver_runner import TABLE_ENTRY_BYTES, DealOutcome, SolveSettings, solve_seeds
-from benchmarks.stats_util import percentile, time_summary, verdict_summary
-from solver.benchmark import BENCH_RULESETS, parse_range, warm_up
+from benchmarks.stats_util import parse_rule_names, parse_seeds, percentile, time_summary, verdict_summary
+from solver.benchmark import BENCH_RULESETS, warm_up
 from solver.deal import Deal
-from solver.errors import KlondikeError
 from solver.formats import export_deal
 from solver.rules import Ruleset
 
@@ -55,27 +54,6 @@ print(json.dumps({"import_seconds": imported - began, "warm_up_seconds": warm_up
 
 
 # --- command line ----------------------------------------------------------------------------------
-
-def parse_seeds(text: str) -> list[int]:
-    """`1-1000`, `7`, or a comma-separated list of those, as a list of distinct seeds in order."""
-    seeds: dict[int, None] = {}
-    for part in text.split(","):
-        try:
-            seeds.update(dict.fromkeys(parse_range(part.strip())))
-        except KlondikeError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    return list(seeds)
-
-
-def parse_rule_names(text: str) -> list[str]:
-    """A comma-separated list of ruleset names from BENCH_RULESETS."""
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in BENCH_RULESETS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown ruleset {', '.join(unknown) or '(none)'}: choose from {', '.join(BENCH_RULESETS)}")
-    return list(dict.fromkeys(names))
-
 
 def positive_int(text: str) -> int:
     """An integer >= 1."""
@@ -123,42 +101,46 @@ def measure_first_run() -> dict:
         return {"error": str(error)}
 
 
+def follow(outcomes, bar) -> list:
+    """Collect the outcomes as they come, with the verdict counts on the progress bar."""
+    counts: Counter = Counter()
+    collected = []
+    for outcome in outcomes:
+        collected.append(outcome)
+        counts[outcome.result] += 1
+        bar.set_postfix(win=counts["win"], loss=counts["loss"], unknown=counts["unknown"], refresh=False)
+        bar.update()
+    return collected
+
+
+def in_seed_order(outcomes: list, seeds: list[int]) -> list:
+    """The outcomes sorted into the order of `seeds`."""
+    order = {seed: index for index, seed in enumerate(seeds)}
+    return sorted(outcomes, key=lambda o: order[o.seed])
+
+
 def run_our_solver(seeds: list[int], settings: SolveSettings, jobs: int, label: str,
                    show_progress: bool) -> tuple[list[DealOutcome], float]:
     """Solve every seed with our solver; returns the outcomes in seed order and the wall time."""
-    counts: Counter = Counter()
-    outcomes = []
     began = time.perf_counter()
     with tqdm(total=len(seeds), desc=label, unit="deal", file=sys.stderr, leave=False,
               disable=not show_progress) as bar:
-        for outcome in solve_seeds(seeds, settings, jobs):
-            outcomes.append(outcome)
-            counts[outcome.result] += 1
-            bar.set_postfix(win=counts["win"], loss=counts["loss"], unknown=counts["unknown"], refresh=False)
-            bar.update()
+        outcomes = follow(solve_seeds(seeds, settings, jobs), bar)
     wall_seconds = time.perf_counter() - began
-    order = {seed: index for index, seed in enumerate(seeds)}
-    return sorted(outcomes, key=lambda o: order[o.seed]), wall_seconds
+    return in_seed_order(outcomes, seeds), wall_seconds
 
 
 def run_pyksolve(seeds: list[int], rules: Ruleset, args: argparse.Namespace,
                  label: str) -> tuple[list[PeerOutcome], float]:
     """Solve every seed's deal with pyksolve; returns the outcomes in seed order and the wall time."""
     deals = [(seed, export_deal(Deal.from_seed(seed), "ksolve")) for seed in seeds]
-    counts: Counter = Counter()
-    outcomes = []
     began = time.perf_counter()
     with PyksolvePool(args.jobs, args.peer_timeout, args.peer_max_states) as pool, \
             tqdm(total=len(seeds), desc=label, unit="deal", file=sys.stderr, leave=False,
                  disable=not args.progress) as bar:
-        for outcome in pool.solve_deals(deals, rules.draw):
-            outcomes.append(outcome)
-            counts[outcome.result] += 1
-            bar.set_postfix(win=counts["win"], loss=counts["loss"], unknown=counts["unknown"], refresh=False)
-            bar.update()
+        outcomes = follow(pool.solve_deals(deals, rules.draw), bar)
     wall_seconds = time.perf_counter() - began
-    order = {seed: index for index, seed in enumerate(seeds)}
-    return sorted(outcomes, key=lambda o: order[o.seed]), wall_seconds
+    return in_seed_order(outcomes, seeds), wall_seconds
 
 
 # --- figures -----------------------------------------------------------------------------------------

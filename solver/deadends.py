@@ -78,6 +78,7 @@ def relaxed_unwinnable(state, params):
     changed = True
     while changed:
         changed = False
+        all_up = True
         for suit in range(4):
             height = max(up_heights[suit], state[FOUNDATION + suit])
             while height < 13 and exposable & _bit(suit * 13 + height):
@@ -85,6 +86,9 @@ def relaxed_unwinnable(state, params):
             if height != up_heights[suit]:
                 up_heights[suit] = height
                 changed = True
+            all_up = all_up and height == 13
+        if all_up:
+            return False  # the relaxed game puts every card up: no proof here
         for pile in range(PILES):
             base = PILE_CARDS + pile * PILE_SLOTS
             down = state[FACE_DOWN + pile]

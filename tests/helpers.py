@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from solver.cards import RANKS, SUITS, parse_card
+from solver.cards import RANKS, SUITS, fits_on_tableau, parse_card
 from solver.deal import Deal
 from solver.game import Game, Position
 from solver.positions import from_text
@@ -82,3 +82,32 @@ def all_cards(position: Position) -> list[int]:
     cards = [c for pile in position.piles for c in pile] + list(position.stock) + list(position.waste)
     cards += [s * 13 + v for s in range(4) for v in range(position.foundations[s])]
     return cards
+
+
+def in_play_cards(foundations) -> list[int]:
+    """The cards not on the foundations (per-suit prefixes)."""
+    return [s * 13 + v for s in range(4) for v in range(foundations[s], 13)]
+
+
+def lay_cards(rng: random.Random, cards, piles: list[list[int]], face_down: list[int], used, *,
+              stock_share: float, waste_share: float, run_chance: float) -> tuple[list[int], list[int]]:
+    """Lay `cards` in order at random: to the stock, the waste, or one of the piles `used` (a card
+    that fits on a pile top is laid face up on it with probability `run_chance`, otherwise what lies
+    below it is face down). Fills `piles` and `face_down` in place; returns (stock, waste)."""
+    stock: list[int] = []
+    waste: list[int] = []
+    for card in cards:
+        roll = rng.random()
+        if roll < stock_share:
+            stock.append(card)
+        elif roll < stock_share + waste_share:
+            waste.append(card)
+        else:
+            fitting = [p for p in used if piles[p] and fits_on_tableau(card, piles[p][-1])]
+            if fitting and rng.random() < run_chance:
+                piles[rng.choice(fitting)].append(card)
+                continue
+            pile = rng.choice(used)
+            face_down[pile] = len(piles[pile])
+            piles[pile].append(card)
+    return stock, waste

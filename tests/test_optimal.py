@@ -24,10 +24,10 @@ from fractions import Fraction
 
 import pytest
 
-from helpers import DEAL0, build
+from helpers import DEAL0, build, in_play_cards, lay_cards
 from optimal_oracle import Oracle
 from solver.benchmark import BENCH_RULESETS
-from solver.cards import fits_on_tableau, format_card
+from solver.cards import format_card
 from solver.deal import Deal
 from solver.formats import export_deal
 from solver.game import Game, Position, replay
@@ -110,27 +110,13 @@ def endgame(rng: random.Random, in_play: int, *, every_suit: bool, piles_used: i
         if missing[suit] < 13:
             missing[suit] += 1
     foundations = [13 - m for m in missing]
-    cards = [s * 13 + v for s in range(4) for v in range(foundations[s], 13)]
+    cards = in_play_cards(foundations)
     rng.shuffle(cards)
     piles: list[list[int]] = [[] for _ in range(7)]
     face_down = [0] * 7
-    stock: list[int] = []
-    waste: list[int] = []
     used = rng.sample(range(7), piles_used)
-    for card in cards:
-        roll = rng.random()
-        if roll < stock_share:
-            stock.append(card)
-        elif roll < stock_share + waste_share:
-            waste.append(card)
-        else:
-            fitting = [p for p in used if piles[p] and fits_on_tableau(card, piles[p][-1])]
-            if fitting and rng.random() < run_chance:
-                piles[rng.choice(fitting)].append(card)
-                continue
-            pile = rng.choice(used)
-            face_down[pile] = len(piles[pile])
-            piles[pile].append(card)
+    stock, waste = lay_cards(rng, cards, piles, face_down, used, stock_share=stock_share,
+                             waste_share=waste_share, run_chance=run_chance)
     position = Position(piles, face_down, stock, waste, foundations, pass_number)
     check_position(position)
     return position

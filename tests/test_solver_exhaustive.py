@@ -23,6 +23,7 @@ import random
 
 import pytest
 
+from helpers import in_play_cards, lay_cards
 from solver.cards import fits_on_tableau
 from solver.deal import Deal
 from solver.game import Game, Position, replay
@@ -113,11 +114,6 @@ def engine_winnable(position: Position, rules: Ruleset, limit: int = 50_000) -> 
 
 # ----- position builders ------------------------------------------------------------------------
 
-def in_play_cards(foundations) -> list[int]:
-    """The cards not on the foundations (per-suit prefixes)."""
-    return [s * 13 + v for s in range(4) for v in range(foundations[s], 13)]
-
-
 def random_foundations(rng: random.Random, n_cards: int) -> list[int]:
     """Foundation heights leaving exactly `n_cards` cards in play."""
     missing = [0, 0, 0, 0]
@@ -140,25 +136,10 @@ def random_endgame(rng: random.Random, n_cards: int, *, stock_share: float = 0.3
     rng.shuffle(cards)
     piles: list[list[int]] = [[] for _ in range(PILES)]
     face_down = [0] * PILES
-    stock: list[int] = []
-    waste: list[int] = []
     used = piles_used if piles_used is not None else rng.randint(1, PILES)
     pile_choices = rng.sample(range(PILES), used)
-    for card in cards:
-        roll = rng.random()
-        if roll < stock_share:
-            stock.append(card)
-        elif roll < stock_share + waste_share:
-            waste.append(card)
-        else:
-            # prefer a pile where the card fits, to make runs
-            fitting = [p for p in pile_choices if piles[p] and fits_on_tableau(card, piles[p][-1])]
-            if fitting and rng.random() < run_chance:
-                piles[rng.choice(fitting)].append(card)
-                continue
-            p = rng.choice(pile_choices)
-            face_down[p] = len(piles[p])
-            piles[p].append(card)
+    stock, waste = lay_cards(rng, cards, piles, face_down, pile_choices, stock_share=stock_share,
+                             waste_share=waste_share, run_chance=run_chance)
     position = Position(piles, face_down, stock, waste, foundations, pass_number)
     check_position(position)
     return position
@@ -205,24 +186,10 @@ def locked_endgame(rng: random.Random, extra: int, *, keep_bases: float = 0.6, s
     rest = [c for c in rest if c not in below]
     piles[home] = below + under + [y]
     face_down[home] = len(piles[home]) - 1
-    stock: list[int] = []
-    waste: list[int] = []
     others = [p for p in range(PILES) if p != home]
     used = rng.sample(others, rng.randint(1, len(others)))
-    for card in rest:
-        roll = rng.random()
-        if roll < stock_share:
-            stock.append(card)
-        elif roll < stock_share + waste_share:
-            waste.append(card)
-        else:
-            fitting = [p for p in used if piles[p] and fits_on_tableau(card, piles[p][-1])]
-            if fitting and rng.random() < run_chance:
-                piles[rng.choice(fitting)].append(card)
-                continue
-            p = rng.choice(used)
-            face_down[p] = len(piles[p])
-            piles[p].append(card)
+    stock, waste = lay_cards(rng, rest, piles, face_down, used, stock_share=stock_share,
+                             waste_share=waste_share, run_chance=run_chance)
     position = Position(piles, face_down, stock, waste, foundations)
     check_position(position)
     return position
