@@ -7,6 +7,7 @@ Exit codes: 0 success (for `solve`: a win was found), 1 `solve` proved the deal 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from functools import wraps
 
@@ -39,6 +40,10 @@ def friendly_errors(func):
             fail(str(err))
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except BrokenPipeError:
+            # The reader went away (`klondike solve 3 | head`): stop quietly, as pipes expect.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except click.exceptions.Exit:
             raise
         except (click.ClickException, click.Abort):
