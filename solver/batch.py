@@ -588,19 +588,26 @@ def _context():
     return ctx
 
 
-class LocalPool:
-    """`jobs` worker processes; `rows(seeds)` yields one row per seed, in completion order."""
+class _PoolFigures:
+    """The figures every pool keeps for the benchmark: start-up, warm-up, memory, CPU, replaced workers."""
 
-    def __init__(self, config: BatchConfig, jobs: int):
-        self.config = config
-        self.jobs = max(1, jobs)
-        self.hard_timeout = None if config.time_limit is None else 2 * config.time_limit + HANG_GRACE
+    def _reset_figures(self) -> None:
         self.started_at = self.all_ready_at = None
         self.rows_before_ready = 0
         self.warmup_seconds: list[float] = []
         self.peak_rss_mb: list[float] = []
         self.cpu_seconds: list[float] = []
         self.replaced = 0
+
+
+class LocalPool(_PoolFigures):
+    """`jobs` worker processes; `rows(seeds)` yields one row per seed, in completion order."""
+
+    def __init__(self, config: BatchConfig, jobs: int):
+        self.config = config
+        self.jobs = max(1, jobs)
+        self.hard_timeout = None if config.time_limit is None else 2 * config.time_limit + HANG_GRACE
+        self._reset_figures()
         self._start_failures = 0
 
     def rows(self, seeds: Iterable[int]) -> Iterator[dict]:
@@ -733,7 +740,7 @@ def _exit_text(code: int | None) -> str:
 # --------------------------------------------------------------------------- Dask cluster
 
 
-class DaskPool:
+class DaskPool(_PoolFigures):
     """The same rows from a Dask distributed cluster (`address`: a scheduler address or a Cluster).
 
     A deal whose task keeps killing workers (dask's KilledWorker) becomes an error row; losing the
@@ -747,12 +754,7 @@ class DaskPool:
             raise KlondikeError("--cluster needs dask: pip install 'klondike-solver[cluster]'") from None
         self.config = config
         self.address = address
-        self.started_at = self.all_ready_at = None
-        self.rows_before_ready = 0
-        self.warmup_seconds: list[float] = []
-        self.peak_rss_mb: list[float] = []
-        self.cpu_seconds: list[float] = []
-        self.replaced = 0
+        self._reset_figures()
         self.jobs = None
 
     def rows(self, seeds: Iterable[int]) -> Iterator[dict]:
