@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT
-from .state import (CARD_RED, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES,
+from .state import (BASE_MASK, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES,
                     TALON, TALON_LEN, WASTE_COUNT)
 
 ONE = np.uint64(1)
@@ -31,16 +31,6 @@ ONE = np.uint64(1)
 @njit(cache=True)
 def _bit(card):
     return ONE << np.uint64(card)
-
-
-@njit(cache=True)
-def _base_exposable(card, exposable):
-    """True if one of the two cards `card` can lie on has been on top somewhere."""
-    red = CARD_RED[card]
-    for suit in range(4):
-        if CARD_RED[suit * 13] != red and exposable & _bit(suit * 13 + CARD_VALUE[card]):
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -53,7 +43,7 @@ def _can_leave(card, on_top_only, exposable, up_heights):
         return True
     if on_top and up_heights[card // 13] >= CARD_VALUE[card]:
         return True
-    return _base_exposable(card, exposable)
+    return exposable & BASE_MASK[card] != 0  # one of its bases has been on top somewhere
 
 
 @njit(cache=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .state import (CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
+from .state import (BASE_MASK, CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
                     PILE_SLOTS, PILES, TALON, TALON_LEN, TALON_SLOTS, WASTE_COUNT, MAX_PASS_HASHED)
 
 WASTE = 7
@@ -262,13 +262,31 @@ def _add(moves, count, source, target, index, steps, priority):
     return count + 1
 
 
+EMPTY_PILE_BIT = np.uint64(1) << np.uint64(52)
+
+
 @njit(cache=True)
-def _card_targets(state, moves, count, card, source, index, steps, priority, skip_pile, king_at_bottom):
-    """Add the moves of `card` (alone or under a run) to every pile it fits on.
+def pile_tops(state):
+    """The bits (1 << card) of the pile tops, and EMPTY_PILE_BIT if a pile is empty."""
+    tops = np.uint64(0)
+    for pile in range(PILES):
+        top = pile_top(state, pile)
+        tops |= EMPTY_PILE_BIT if top < 0 else np.uint64(1) << np.uint64(top)
+    return tops
+
+
+@njit(cache=True)
+def _card_targets(state, tops, moves, count, card, source, index, steps, priority, skip_pile, king_at_bottom):
+    """Add the moves of `card` (alone or under a run) to every pile it fits on (`tops`: `pile_tops`).
 
     Piles are interchangeable, so one empty pile stands for all (the canonical hash makes them
     the same state). A king already at the bottom of its pile gains nothing on another empty pile.
     """
+    if CARD_VALUE[card] == 13:
+        if king_at_bottom or tops & EMPTY_PILE_BIT == 0:
+            return count
+    elif tops & BASE_MASK[card] == 0:
+        return count  # no pile top it fits on: the usual case, settled without a look at the piles
     empty_done = king_at_bottom
     for pile in range(PILES):
         if pile == skip_pile:
@@ -317,7 +335,7 @@ def could_be_covered(state, card, foundation_to_tableau):
 
 
 @njit(cache=True)
-def _talon_moves(state, params, moves, count, pending):
+def _talon_moves(state, tops, params, moves, count, pending):
     """Macro-moves from the stock and waste: every card that repeated talon actions can bring
     to the waste top, to a foundation or a pile, costing that many actions.
 
@@ -339,10 +357,9 @@ def _talon_moves(state, params, moves, count, pending):
     # such move can wait until then. (With auto-play and foundation->tableau together, waiting
     # could let auto-play send up cards the line later takes down, so the rule is off there.)
     hold_back = params[PARAM_PRUNE] and draw == 1 and pass_limit == 0 and not (auto and f2t)
-    seen = np.zeros(TALON_SLOTS + 1, dtype=np.bool_)
     waste_count = state[WASTE_COUNT]
+    seen = np.int64(1) << waste_count  # the waste counts offered in this pass, a bit each
     passes = state[PASS]
-    seen[waste_count] = True
     steps = 0
     recycled = False
     while True:
@@ -353,7 +370,7 @@ def _talon_moves(state, params, moves, count, pending):
             if goes_to_foundation(state, card):
                 count = _add(moves, count, WASTE, FOUNDATION_PLACE, 0, steps, 70 * 64 - steps)
             if not hold_back or could_be_covered(state, card, f2t):
-                count = _card_targets(state, moves, count, card, WASTE, 0, steps, 50 * 64 - steps, -1, False)
+                count = _card_targets(state, tops, moves, count, card, WASTE, 0, steps, 50 * 64 - steps, -1, False)
         elif steps > 0 and auto and pending:
             return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
         # next talon position
@@ -367,10 +384,10 @@ def _talon_moves(state, params, moves, count, pending):
             return count
         steps += 1
         if recycled:
-            if waste_count > 0 and seen[waste_count]:
+            if waste_count > 0 and seen >> waste_count & 1:
                 return count
         else:
-            seen[waste_count] = True
+            seen |= np.int64(1) << waste_count
         if steps > 60:
             return count
     return count
@@ -407,6 +424,7 @@ def generate_moves(state, params, moves):
             if safe_to_foundation(state, card, f2t, auto):
                 return _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, 0, 0)
     pending = auto and auto_play_pending(state)
+    tops = pile_tops(state)
     for pile in range(PILES):
         length = state[PILE_LEN + pile]
         if length == 0:
@@ -424,15 +442,15 @@ def generate_moves(state, params, moves):
                     priority = 80 * 64 + down
                 else:
                     priority = 40 * 64
-                count = _card_targets(state, moves, count, card, pile, index, 0, priority, pile, index == 0)
+                count = _card_targets(state, tops, moves, count, card, pile, index, 0, priority, pile, index == 0)
             else:
                 # Moving only the upper part of a run: needed only when the card it uncovers
                 # can then go to its foundation (Blake & Gent, Appendix B); otherwise the same
                 # cards could be played onto the twin base directly.
                 below = state[base + index - 1]
                 if not prune or goes_to_foundation(state, below):
-                    count = _card_targets(state, moves, count, card, pile, index, 0, 30 * 64, pile, False)
-    count = _talon_moves(state, params, moves, count, pending)
+                    count = _card_targets(state, tops, moves, count, card, pile, index, 0, 30 * 64, pile, False)
+    count = _talon_moves(state, tops, params, moves, count, pending)
     if f2t:
         for suit in range(4):
             height = state[FOUNDATION + suit]
@@ -455,7 +473,7 @@ def generate_moves(state, params, moves):
                         back = False
                 if value == 1 or back:
                     continue
-            count = _card_targets(state, moves, count, card, FOUNDATION_PLACE, suit, 0, 10 * 64, -1, False)
+            count = _card_targets(state, tops, moves, count, card, FOUNDATION_PLACE, suit, 0, 10 * 64, -1, False)
     if count > MAX_MOVES:
         count = MAX_MOVES  # cannot happen in Klondike (at most ~170); guarded all the same
     _sort_moves(moves, count)

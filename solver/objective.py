@@ -17,7 +17,8 @@ from numba import njit
 from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
     card_points
 from .rules import TIME_LIMIT_SECONDS, Ruleset
-from .state import FACE_DOWN, FOUNDATION, PILES, TALON_LEN, WASTE_COUNT, foundation_total
+from .state import CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON_LEN, WASTE_COUNT, \
+    foundation_total
 
 FEWEST, SCORED = 0, 1
 WON_BASE = 1_000_000
@@ -91,15 +92,62 @@ def won_value(obj, points, actions):
 
 
 @njit(cache=True)
+def _blocked(card, lowest_below, lowest_of_suit, auto):
+    """Whether `card` cannot go up before a card below it (`lowest_of_suit`: 4 bits a suit)."""
+    if auto:
+        return lowest_below < CARD_VALUE[card]
+    return (lowest_of_suit >> (4 * CARD_SUIT[card])) & 15 < CARD_VALUE[card]
+
+
+@njit(cache=True)
+def blocked_actions(state, auto):
+    """Actions that leaving the tableau takes at least, pile by pile (admissible).
+
+    A card lying above a card it cannot go up before (without auto-play: a lower card of its
+    suit; with auto-play, which waits for every lower value: any lower card) can leave its pile
+    only by an action. Each face-down card so blocked needs an action of its own: the first
+    action that moves it is one that moves no other card of its pile's original layout (a
+    card above it that came back to it must have left first, and one below is still face
+    down). The face-up part of a pile needs one action if any of its cards is blocked by a
+    face-down card below: that action happens while every face-down card of the pile is
+    still face down, so it is not counted twice.
+    """
+    total = 0
+    for pile in range(PILES):
+        face_down = state[FACE_DOWN + pile]
+        if face_down == 0:
+            continue
+        base = PILE_CARDS + pile * PILE_SLOTS
+        lowest_below = 14  # lowest value among the face-down cards below the one looked at
+        lowest_of_suit = 0xEEEE  # 14 (none) for each suit, 4 bits a suit
+        for index in range(face_down):
+            card = state[base + index]
+            if _blocked(card, lowest_below, lowest_of_suit, auto):
+                total += 1
+            if CARD_VALUE[card] < lowest_below:
+                lowest_below = CARD_VALUE[card]
+            shift = 4 * CARD_SUIT[card]
+            if CARD_VALUE[card] < (lowest_of_suit >> shift) & 15:
+                lowest_of_suit = (lowest_of_suit & ~(15 << shift)) | (CARD_VALUE[card] << shift)
+        # a face-up card can only be blocked by the face-down ones: the run below it is higher
+        for index in range(face_down, state[PILE_LEN + pile]):
+            if _blocked(state[base + index], lowest_below, lowest_of_suit, auto):
+                total += 1
+                break
+    return total
+
+
+@njit(cache=True)
 def actions_lower_bound(obj, state):
     """Fewest actions that can still win from here (admissible).
 
     Every stock card has to be drawn, `draw` at a time; without auto-play every card not yet
-    up needs one action of its own to go up.
+    up needs one action of its own to go up; and the blocked cards of the tableau need actions
+    to leave their piles (`blocked_actions`).
     """
     stock = state[TALON_LEN] - state[WASTE_COUNT]
     draw = obj[OBJ_DRAW]
-    bound = (stock + draw - 1) // draw
+    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO])
     if not obj[OBJ_AUTO]:
         bound += 52 - foundation_total(state)
     return bound

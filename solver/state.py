@@ -41,6 +41,19 @@ CARD_SUIT = np.array([c // 13 for c in range(52)], dtype=np.int8)
 CARD_VALUE = np.array([c % 13 + 1 for c in range(52)], dtype=np.int8)
 CARD_RED = np.array([1 if c // 13 in (1, 2) else 0 for c in range(52)], dtype=np.int8)
 
+
+def _base_masks() -> np.ndarray:
+    """For each card, the bits (1 << card) of the two cards it can lie on in the tableau (none for a king)."""
+    masks = np.zeros(52, dtype=np.uint64)
+    for card in range(52):
+        for suit in range(4):
+            if CARD_VALUE[card] < 13 and CARD_RED[suit * 13] != CARD_RED[card]:
+                masks[card] |= np.uint64(1) << np.uint64(suit * 13 + CARD_VALUE[card])
+    return masks
+
+
+BASE_MASK = _base_masks()
+
 _rng = np.random.default_rng(0x6B6C6F6E64696B65)  # fixed: hashes are the same in every run
 ZOBRIST_PILE = _rng.integers(1, 2**63, size=(52, PILE_SLOTS), dtype=np.int64).astype(np.uint64)
 ZOBRIST_FACE_DOWN = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)

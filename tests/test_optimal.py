@@ -31,10 +31,12 @@ from solver.cards import format_card
 from solver.deal import Deal
 from solver.formats import export_deal
 from solver.game import Game, Position, replay
+from solver.objective import actions_lower_bound, objective_params
 from solver.optimal import best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
 from solver.solve import solve
+from solver.state import encode
 
 HARMONY, DUEL, CLASSIC, CLASSIC3 = (PRESETS[name] for name in ("harmony", "duel", "classic", "classic-draw3"))
 TIME_LIMIT = 20.0  # seconds for `best` on a small position: it needs milliseconds, this is only a safety net
@@ -380,6 +382,29 @@ def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes):
         if name == "classic" and reference.won and (result.bound is None or result.bound > reference.actions):
             failures.append((f"deal 1 {name}", None, "bound", result.bound, reference.actions))
     assert not failures, f"{len(failures)} bounds below a line's value, e.g. {failures[:5]}"
+
+
+@pytest.mark.parametrize("name", ["classic", "classic-draw3", "harmony", "duel"])
+@pytest.mark.parametrize("seed", [3, 5, 8, 9, 10])  # wins under all four presets
+def test_the_actions_bound_never_exceeds_what_a_winning_line_still_takes(name, seed):
+    """`actions_lower_bound` at every position along a winning line is at most the actions the
+    line still plays from there (on whole deals, where the tableau holds many blocked cards)."""
+    rules = PRESETS[name]
+    deal = Deal.from_seed(seed)
+    result = solve(deal, rules, max_nodes=200_000)
+    assert result.result == "win"
+    obj, _ = objective_params(rules)
+    game = Game(deal, rules)
+    remaining = actions_in(result.line)
+    checked = 0
+    for token in result.line:
+        if not token.endswith("*"):
+            bound = actions_lower_bound(obj, encode(game.position))
+            assert bound <= remaining, f"bound {bound} > {remaining} actions still played, before {token}"
+            checked += 1
+            game.play(token)
+            remaining -= 1
+    assert game.won and checked == actions_in(result.line)
 
 
 # ----- 4. continuing a game in progress -------------------------------------------------------------
