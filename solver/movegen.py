@@ -26,8 +26,8 @@ MOVE_SOURCE, MOVE_TARGET, MOVE_INDEX, MOVE_STEPS, MOVE_PRIORITY = 0, 1, 2, 3, 4
 MOVE_FIELDS = 5
 MAX_MOVES = 256
 
-# Parameters of a search (an int32 array), set from a Ruleset by `search`.
-PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS, PARAM_FORCED = 0, 1, 2, 3, 4, 5, 6
+# Parameters of a search (an int32 array), set from a Ruleset by `solve.search_params`.
+PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS, PARAM_FORCED, PARAM_ORDER = range(8)
 PARAM_SIZE = 8
 
 
@@ -356,6 +356,10 @@ def _talon_moves(state, tops, params, moves, count, pending):
     # putting on the tableau only just before something is put on it: in any winning line, each
     # such move can wait until then. (With auto-play and foundation->tableau together, waiting
     # could let auto-play send up cards the line later takes down, so the rule is off there.)
+    # Move orders (`PARAM_ORDER`, see `solve`): 0 puts the tableau first and the nearest talon
+    # cards first; 1 puts the talon moves before the tableau ones; 2 also the deepest talon cards first.
+    bonus = 40 * 64 if params[PARAM_ORDER] >= 1 else 0
+    sign = -1 if params[PARAM_ORDER] == 2 else 1
     hold_back = params[PARAM_PRUNE] and draw == 1 and pass_limit == 0 and not (auto and f2t)
     waste_count = state[WASTE_COUNT]
     seen = np.int64(1) << waste_count  # the waste counts offered in this pass, a bit each
@@ -368,9 +372,9 @@ def _talon_moves(state, tops, params, moves, count, pending):
             if steps > 0 and auto and (pending or auto_playable(state, card)):
                 return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
             if goes_to_foundation(state, card):
-                count = _add(moves, count, WASTE, FOUNDATION_PLACE, 0, steps, 70 * 64 - steps)
+                count = _add(moves, count, WASTE, FOUNDATION_PLACE, 0, steps, 70 * 64 - sign * steps + bonus)
             if not hold_back or could_be_covered(state, card, f2t):
-                count = _card_targets(state, tops, moves, count, card, WASTE, 0, steps, 50 * 64 - steps, -1, False)
+                count = _card_targets(state, tops, moves, count, card, WASTE, 0, steps, 50 * 64 - sign * steps + bonus, -1, False)
         elif steps > 0 and auto and pending:
             return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
         # next talon position

@@ -32,10 +32,10 @@ class ChunkedSearch:
     table_dtypes: tuple[type, ...] = ()
     context_size = CTX_SIZE
 
-    def __init__(self, memory_mb: int):
-        if memory_mb < 1:
-            raise ValueError("memory must be at least 1 MB")
-        budget = memory_mb * (1 << 20)
+    def __init__(self, memory_mb: float):
+        if memory_mb <= 0:
+            raise ValueError("memory must be positive")
+        budget = int(memory_mb * (1 << 20))
         level_bytes = sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
                           for shape, dtype in self.stack_layout.values())
         entry_bytes = sum(np.dtype(dtype).itemsize for dtype in self.table_dtypes)

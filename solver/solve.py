@@ -17,11 +17,10 @@ from . import line as line_module
 from .deal import Deal
 from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T, PARAM_FORCED,
-                      PARAM_PASS_LIMIT,
-                      PARAM_PRUNE, PARAM_SIZE)
+                      PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE)
 from .rules import Ruleset
-from .runner import ChunkedSearch
-from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
+from .runner import CHUNK_NODES, ChunkedSearch
+from .search import CTX_DEPTH, EXHAUSTED, RUNNING, WIN, search_chunk
 from .state import STATE_SIZE, encode
 from .tt import flush, rehash
 
@@ -94,11 +93,12 @@ class Search(ChunkedSearch):
     }
     table_dtypes = (np.uint64, np.int32)
 
-    def __init__(self, position: Position, rules: Ruleset, memory_mb: int = DEFAULT_MEMORY_MB, prune: bool = True,
-                 dead_ends: bool | None = None):
+    def __init__(self, position: Position, rules: Ruleset, memory_mb: float = DEFAULT_MEMORY_MB, prune: bool = True,
+                 dead_ends: bool | None = None, order: int = 0):
         super().__init__(memory_mb)
         self.rules = rules
         self.params = search_params(rules, prune, dead_ends)
+        self.params[PARAM_ORDER] = order
         self.stack["states"][0] = encode(position)
 
     def _kernel(self, node_budget: int) -> int:
@@ -117,6 +117,64 @@ class Search(ChunkedSearch):
         depth = int(self.ctx[CTX_DEPTH])
         moves, move_next = self.stack["moves"], self.stack["move_next"]
         return [tuple(int(v) for v in moves[d, move_next[d] - 1, :4]) for d in range(depth)]
+
+
+# The move orders of a portfolio (`movegen`, PARAM_ORDER). Search times are heavy-tailed: a deal
+# that one order wins only after minutes, another often wins at once.
+MOVE_ORDERS = (0, 1, 2)
+SOLO_NODES = 1_000_000  # the first order alone decides most deals within this many nodes
+SLICE_NODES = 100_000  # then the orders take turns, this many nodes each
+
+
+class Portfolio:
+    """Searches of one position under each move order, run in turns until one finishes.
+
+    Each search is complete on its own, so the first to finish decides: a win (its line) or a
+    loss (it explored everything). The memory budget is shared out among them from the start,
+    so the peak stays within it.
+    """
+
+    def __init__(self, position: Position, rules: Ruleset, memory_mb: float):
+        self.position, self.rules = position, rules
+        self.share_mb = memory_mb / len(MOVE_ORDERS)
+        self.searches = [Search(position, rules, self.share_mb, order=MOVE_ORDERS[0])]
+        self.finished: Search | None = None
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far by all the searches."""
+        return sum(search.nodes for search in self.searches)
+
+    @property
+    def table_entries(self) -> int:
+        """Slots of all the tables together."""
+        return sum(search.table_entries for search in self.searches)
+
+    def run_within(self, began: float, nodes_before: int, max_nodes: int | None, time_limit: float | None,
+                   progress=None) -> str | None:
+        """Run until a search finishes (`finished`) or a budget runs out (returned as in
+        `ChunkedSearch.run_within`)."""
+        turn = 0
+        while True:
+            search = self.searches[turn]
+            slice_end = search.nodes + (SOLO_NODES if search.nodes == 0 and turn == 0 else SLICE_NODES)
+            while search.nodes < slice_end:
+                chunk = min(CHUNK_NODES, slice_end - search.nodes)
+                if max_nodes is not None:
+                    chunk = min(chunk, max_nodes - nodes_before - self.nodes)
+                    if chunk <= 0:
+                        return "node budget"
+                status = search.run(chunk)
+                if progress is not None:
+                    progress(nodes_before + self.nodes)
+                if status != RUNNING:
+                    self.finished = search
+                    return None
+                if time_limit is not None and time.perf_counter() - began >= time_limit:
+                    return "time limit"
+            turn = (turn + 1) % len(MOVE_ORDERS)
+            if turn == len(self.searches):
+                self.searches.append(Search(self.position, self.rules, self.share_mb, order=MOVE_ORDERS[turn]))
 
 
 _compiled: set[str] = set()
@@ -143,6 +201,8 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     loss there sends it on to the full rules. `progress`, if given, is called with the total node
     count after every chunk.
     """
+    if memory_mb < 1:
+        raise ValueError("memory must be at least 1 MB")
     compile_once("winnability", Search, rules, 16)
     began = time.perf_counter()
     position = start if start is not None else Position.initial(deal)
@@ -152,14 +212,17 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     for with_f2t in stages:
         stage_rules = rules if with_f2t or not rules.foundation_to_tableau else \
             dataclasses.replace(rules, foundation_to_tableau=False)
-        search = Search(position, stage_rules, memory_mb)
-        reason = search.run_within(began, nodes_before, max_nodes, time_limit, progress)
-        nodes_before += search.nodes
+        portfolio = Portfolio(position, stage_rules, memory_mb)
+        reason = portfolio.run_within(began, nodes_before, max_nodes, time_limit, progress)
+        nodes_before += portfolio.nodes
+        search = portfolio.finished
         if reason is not None or search.status == WIN or search.truncated:
             break
     seconds = time.perf_counter() - began
     common = dict(deal=deal, rules=rules, nodes=nodes_before, seconds=seconds,
-                  peak_table_entries=search.table_entries)
+                  peak_table_entries=portfolio.table_entries)
+    if search is None:
+        return Result("unknown", reason=reason, **common)
     if search.status == WIN:
         path = search.path()
         game = line_module.continue_game(Game(deal, rules, start), path)

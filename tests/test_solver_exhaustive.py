@@ -29,6 +29,7 @@ from solver.deal import Deal
 from solver.game import Game, Position, replay
 from solver.positions import check_position, from_text, to_text
 from solver.rules import PRESETS, Ruleset
+import solver.solve as solve_module
 from solver.solve import solve
 
 # ----- the reference engine's exhaustive answer ---------------------------------------------------
@@ -430,7 +431,11 @@ def pool():
 # ----- the check ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rules", COMBOS, ids=combo_id)
-def test_solver_agrees_with_exhaustive_engine(rules):
+def test_solver_agrees_with_exhaustive_engine(rules, monkeypatch):
+    # Every move order of the portfolio takes turns from the first node, a few nodes each, so the
+    # verdict comes from whichever order finishes first: each must be right on its own.
+    monkeypatch.setattr(solve_module, "SOLO_NODES", 3)
+    monkeypatch.setattr(solve_module, "SLICE_NODES", 3)
     wins = losses = skipped = 0
     problems = []
     for name, position, expect in pool():

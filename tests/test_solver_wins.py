@@ -13,10 +13,12 @@ import random
 import pytest
 
 from solver.deal import Deal
-from solver.game import Game, replay
+from solver.game import Game, Position, replay
 from solver.positions import to_text
 from solver.rules import PRESETS
-from solver.solve import solve
+from solver.search import RUNNING
+from solver.solve import SLICE_NODES, SOLO_NODES, Search, solve
+from solver.tt import ENTRY_BYTES as TABLE_ENTRY_BYTES
 
 MAX_NODES = 200_000
 TIME_LIMIT = 5.0
@@ -220,3 +222,17 @@ def test_start_with_pending_auto_play():
         if found >= 3:
             break
     assert found >= 1
+
+
+def test_a_deal_the_first_move_order_leaves_open_is_won_by_another():
+    """Seed 213 (draw 3, unlimited passes): the first move order is still searching after its
+    solo nodes and more, another order of the portfolio wins soon after; the line is checked
+    like any other, and the tables together stay within the memory budget."""
+    deal = Deal.from_seed(213)
+    rules = PRESETS["classic"].with_overrides(draw=3, passes=None)
+    first = Search(Position.initial(deal), rules, memory_mb=64)
+    assert first.run(SOLO_NODES + SLICE_NODES) == RUNNING
+    result = solve(deal, rules, max_nodes=SOLO_NODES + 3 * SLICE_NODES, memory_mb=64)
+    assert result.result == "win" and result.nodes > SOLO_NODES
+    check_win(deal, rules, result)
+    assert result.peak_table_entries * TABLE_ENTRY_BYTES <= 64 * (1 << 20)
