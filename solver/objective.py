@@ -17,8 +17,8 @@ from numba import njit
 from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
     card_points
 from .rules import TIME_LIMIT_SECONDS, Ruleset
-from .state import CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON_LEN, WASTE_COUNT, \
-    foundation_total
+from .state import (CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON,
+                    TALON_LEN, WASTE_COUNT, foundation_total)
 
 FEWEST, SCORED = 0, 1
 WON_BASE = 1_000_000
@@ -100,17 +100,33 @@ def _blocked(card, lowest_below, lowest_of_suit, auto):
 
 
 @njit(cache=True)
-def blocked_actions(state, auto):
-    """Actions that leaving the tableau takes at least, pile by pile (admissible).
+def _lower_below(card, lowest_below, lowest_of_suit):
+    """The two running minima of `blocked_actions` once `card` lies below the next card."""
+    value = CARD_VALUE[card]
+    shift = 4 * CARD_SUIT[card]
+    if value < lowest_below:
+        lowest_below = value
+    if value < (lowest_of_suit >> shift) & 15:
+        lowest_of_suit = (lowest_of_suit & ~(15 << shift)) | (value << shift)
+    return lowest_below, lowest_of_suit
+
+
+@njit(cache=True)
+def blocked_actions(state, auto, draw):
+    """Actions that getting blocked cards out of the tableau and the waste takes at least (admissible).
 
     A card lying above a card it cannot go up before (without auto-play: a lower card of its
-    suit; with auto-play, which waits for every lower value: any lower card) can leave its pile
-    only by an action. Each face-down card so blocked needs an action of its own: the first
-    action that moves it is one that moves no other card of its pile's original layout (a
-    card above it that came back to it must have left first, and one below is still face
-    down). The face-up part of a pile needs one action if any of its cards is blocked by a
-    face-down card below: that action happens while every face-down card of the pile is
-    still face down, so it is not counted twice.
+    suit; with auto-play, which waits for every lower value: any lower card) can leave its place
+    only by an action.
+
+    - Each face-down card so blocked needs an action of its own: the first action that moves it
+      moves no other card of its pile's original layout (a card above it that came back to it
+      must have left first, and one below is still face down).
+    - The face-up part of a pile needs one action if any of its cards is blocked by a face-down
+      card below: that action happens while every face-down card of the pile is still face
+      down, so it is not counted twice.
+    - A blocked waste card leaves by an action of its own before the next recycle, or after it
+      has to be drawn again: `draw` cards a draw at most.
     """
     total = 0
     for pile in range(PILES):
@@ -119,22 +135,25 @@ def blocked_actions(state, auto):
             continue
         base = PILE_CARDS + pile * PILE_SLOTS
         lowest_below = 14  # lowest value among the face-down cards below the one looked at
-        lowest_of_suit = 0xEEEE  # 14 (none) for each suit, 4 bits a suit
+        lowest_of_suit = 0xEEEE  # the same for each suit, 4 bits a suit (14: none)
         for index in range(face_down):
             card = state[base + index]
             if _blocked(card, lowest_below, lowest_of_suit, auto):
                 total += 1
-            if CARD_VALUE[card] < lowest_below:
-                lowest_below = CARD_VALUE[card]
-            shift = 4 * CARD_SUIT[card]
-            if CARD_VALUE[card] < (lowest_of_suit >> shift) & 15:
-                lowest_of_suit = (lowest_of_suit & ~(15 << shift)) | (CARD_VALUE[card] << shift)
+            lowest_below, lowest_of_suit = _lower_below(card, lowest_below, lowest_of_suit)
         # a face-up card can only be blocked by the face-down ones: the run below it is higher
         for index in range(face_down, state[PILE_LEN + pile]):
             if _blocked(state[base + index], lowest_below, lowest_of_suit, auto):
                 total += 1
                 break
-    return total
+    lowest_below, lowest_of_suit = 14, 0xEEEE
+    waste_blocked = 0
+    for index in range(state[WASTE_COUNT]):
+        card = state[TALON + index]
+        if _blocked(card, lowest_below, lowest_of_suit, auto):
+            waste_blocked += 1
+        lowest_below, lowest_of_suit = _lower_below(card, lowest_below, lowest_of_suit)
+    return total + (waste_blocked + draw - 1) // draw
 
 
 @njit(cache=True)
@@ -147,7 +166,7 @@ def actions_lower_bound(obj, state):
     """
     stock = state[TALON_LEN] - state[WASTE_COUNT]
     draw = obj[OBJ_DRAW]
-    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO])
+    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO], draw)
     if not obj[OBJ_AUTO]:
         bound += 52 - foundation_total(state)
     return bound
