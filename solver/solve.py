@@ -134,10 +134,10 @@ class Portfolio:
     so the peak stays within it.
     """
 
-    def __init__(self, position: Position, rules: Ruleset, memory_mb: float):
-        self.position, self.rules = position, rules
-        self.share_mb = memory_mb / len(MOVE_ORDERS)
-        self.searches = [Search(position, rules, self.share_mb, order=MOVE_ORDERS[0])]
+    def __init__(self, position: Position, rules: Ruleset, memory_mb: float, orders=MOVE_ORDERS):
+        self.position, self.rules, self.orders = position, rules, orders
+        self.share_mb = memory_mb / len(orders)
+        self.searches = [Search(position, rules, self.share_mb, order=orders[0])]
         self.finished: Search | None = None
 
     @property
@@ -172,9 +172,9 @@ class Portfolio:
                     return None
                 if time_limit is not None and time.perf_counter() - began >= time_limit:
                     return "time limit"
-            turn = (turn + 1) % len(MOVE_ORDERS)
+            turn = (turn + 1) % len(self.orders)
             if turn == len(self.searches):
-                self.searches.append(Search(self.position, self.rules, self.share_mb, order=MOVE_ORDERS[turn]))
+                self.searches.append(Search(self.position, self.rules, self.share_mb, order=self.orders[turn]))
 
 
 _compiled: set[str] = set()
@@ -198,7 +198,9 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
 
     With foundation->tableau allowed, the search first runs without those moves (a much smaller
     space, and a win there is a win under the full rules: few deals need them); only a proved
-    loss there sends it on to the full rules. `progress`, if given, is called with the total node
+    loss there sends it on to the full rules. That second stage is nearly always a loss to
+    prove, so it runs one move order alone rather than the portfolio (`Portfolio`), which would
+    take as many times longer as it has orders. `progress`, if given, is called with the total node
     count after every chunk.
     """
     if memory_mb < 1:
@@ -212,7 +214,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     for with_f2t in stages:
         stage_rules = rules if with_f2t or not rules.foundation_to_tableau else \
             dataclasses.replace(rules, foundation_to_tableau=False)
-        portfolio = Portfolio(position, stage_rules, memory_mb)
+        portfolio = Portfolio(position, stage_rules, memory_mb, MOVE_ORDERS[:1] if with_f2t else MOVE_ORDERS)
         reason = portfolio.run_within(began, nodes_before, max_nodes, time_limit, progress)
         nodes_before += portfolio.nodes
         search = portfolio.finished
