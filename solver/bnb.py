@@ -61,6 +61,47 @@ def _record_best(moves, move_next, depth, best_path, ctx, value):
 
 
 @njit(cache=True)
+def _play_child(parent, parent_placed, parent_points, parent_actions, move, child, child_placed, params, obj,
+                card_points_table):
+    """Play `move` from `parent` into `child`; returns (actions, points) of the child, or (-1, 0)
+    when the move would pass the time limit (`child` is then untouched)."""
+    taken = parent_actions + move[MOVE_STEPS] + (1 if move[MOVE_SOURCE] != NOWHERE else 0)
+    if not within_time(obj, taken):
+        return -1, 0
+    child[:] = parent
+    child_placed[:] = parent_placed
+    pass_before = child[PASS]
+    turned = apply_move(child, move, params)
+    gained = obj[OBJ_TURN] * turned + record_placements(obj, card_points_table, child_placed, child)
+    gained -= recycle_penalties(obj, pass_before, child[PASS])
+    return taken, parent_points + gained
+
+
+@njit(cache=True)
+def open_bound(states, placed, points, actions, bounds, moves, move_count, move_next, ctx, params, obj,
+               card_points_table):
+    """A value no line can beat while the search is under way (depth >= 0): the best so far, or
+    a move not yet tried from a position on the stack (every other line was explored, or cut by a
+    bound or by a dominating visit). An untried move is bounded by the smaller of its own
+    position's bound and its parent's."""
+    best = ctx[B_BEST]
+    child = np.empty_like(states[0])
+    child_placed = np.empty_like(placed[0])
+    for d in range(ctx[CTX_DEPTH], -1, -1):
+        if bounds[d] <= best:
+            continue
+        for index in range(move_next[d], move_count[d]):
+            taken, child_points = _play_child(states[d], placed[d], points[d], actions[d], moves[d, index], child,
+                                              child_placed, params, obj, card_points_table)
+            if taken < 0:
+                continue
+            bound = min(bounds[d], upper_bound(obj, card_points_table, child_placed, child, child_points, taken))
+            if bound > best:
+                best = bound
+    return best
+
+
+@njit(cache=True)
 def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_next, path_keys,
               keys, table_points, table_actions, best_path, ctx, params, obj, card_points_table, node_budget):
     """Run the branch and bound for at most `node_budget` nodes; return a status code
@@ -97,20 +138,13 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
             continue
         index = move_next[depth]
         move_next[depth] = index + 1
-        move = moves[depth, index]
-        taken = actions[depth] + move[MOVE_STEPS] + (1 if move[MOVE_SOURCE] != NOWHERE else 0)
-        if not within_time(obj, taken):
-            continue  # past the time limit nothing counts: stopping before is at least as good
         child = states[depth + 1]
-        child[:] = states[depth]
         child_placed = placed[depth + 1]
-        child_placed[:] = placed[depth]
-        pass_before = child[PASS]
-        turned = apply_move(child, move, params)
+        taken, child_points = _play_child(states[depth], placed[depth], points[depth], actions[depth],
+                                          moves[depth, index], child, child_placed, params, obj, card_points_table)
+        if taken < 0:
+            continue  # past the time limit nothing counts: stopping before is at least as good
         nodes += 1
-        gained = obj[OBJ_TURN] * turned + record_placements(obj, card_points_table, child_placed, child)
-        gained -= recycle_penalties(obj, pass_before, child[PASS])
-        child_points = points[depth] + gained
         if foundation_total(child) == 52:
             value = won_value(obj, child_points, taken)
             if value > ctx[B_BEST]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import line as line_module
-from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk
+from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound
 from .deal import Deal
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
@@ -147,16 +147,17 @@ class BranchAndBound(ChunkedSearch):
         return [tuple(int(v) for v in self.stack["best_path"][d]) for d in range(length)]
 
     def proven_bound(self) -> int:
-        """A value no line can beat: the best itself once finished, else also the open nodes' bounds
-        (the root's own bound when the search never started)."""
+        """A value no line can beat: the best itself once finished, else also the moves not yet
+        tried from the open positions (`bnb.open_bound`; the root's own bound when the search never
+        started)."""
         if self.status == EXHAUSTED and not self.truncated:
             return self.best_value
         st = self.stack
         if self.ctx[CTX_DEPTH] < 0:
             return max(self.best_value, int(upper_bound(self.obj, self.card_points, st["placed"][0], st["states"][0],
                                                         st["points"][0], st["actions"][0])))
-        depth = int(self.ctx[CTX_DEPTH])
-        return max(self.best_value, int(st["bounds"][: depth + 1].max()))
+        return int(open_bound(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
+                              st["move_count"], st["move_next"], self.ctx, self.params, self.obj, self.card_points))
 
 
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
