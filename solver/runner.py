@@ -19,6 +19,7 @@ CHUNK_NODES = 100_000
 FIRST_TABLE_ENTRIES = 1 << 14
 TABLE_LOAD = 0.7
 FIRST_STACK_DEPTH = 512
+SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no budget ran out
 
 
 class ChunkedSearch:
@@ -112,16 +113,21 @@ class ChunkedSearch:
         return RUNNING
 
     def run_within(self, began: float, nodes_before: int, max_nodes: int | None, time_limit: float | None,
-                   progress=None) -> str | None:
+                   progress=None, slice_nodes: int | None = None) -> str | None:
         """Run to the end or to a budget (nodes counted from `nodes_before`, time from `began`).
 
-        Returns the budget that ran out ("node budget", "time limit"), or None when finished.
+        Returns the budget that ran out ("node budget", "time limit"), SLICE_DONE once
+        `slice_nodes` more nodes are searched, or None when finished.
         """
+        slice_end = None if slice_nodes is None else self.nodes + slice_nodes
         while True:
-            if max_nodes is None:
-                chunk = CHUNK_NODES
-            else:
-                chunk = min(CHUNK_NODES, max_nodes - nodes_before - self.nodes)
+            chunk = CHUNK_NODES
+            if slice_end is not None:
+                if self.nodes >= slice_end:
+                    return SLICE_DONE
+                chunk = min(chunk, slice_end - self.nodes)
+            if max_nodes is not None:
+                chunk = min(chunk, max_nodes - nodes_before - self.nodes)
                 if chunk <= 0:
                     return "node budget"
             status = self.run(chunk)

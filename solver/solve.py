@@ -19,8 +19,8 @@ from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T, PARAM_FORCED,
                       PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE)
 from .rules import Ruleset
-from .runner import CHUNK_NODES, ChunkedSearch
-from .search import CTX_DEPTH, EXHAUSTED, RUNNING, WIN, search_chunk
+from .runner import SLICE_DONE, ChunkedSearch
+from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
 from .state import STATE_SIZE, encode
 from .tt import flush, rehash
 
@@ -157,21 +157,14 @@ class Portfolio:
         turn = 0
         while True:
             search = self.searches[turn]
-            slice_end = search.nodes + (SOLO_NODES if search.nodes == 0 and turn == 0 else SLICE_NODES)
-            while search.nodes < slice_end:
-                chunk = min(CHUNK_NODES, slice_end - search.nodes)
-                if max_nodes is not None:
-                    chunk = min(chunk, max_nodes - nodes_before - self.nodes)
-                    if chunk <= 0:
-                        return "node budget"
-                status = search.run(chunk)
-                if progress is not None:
-                    progress(nodes_before + self.nodes)
-                if status != RUNNING:
-                    self.finished = search
-                    return None
-                if time_limit is not None and time.perf_counter() - began >= time_limit:
-                    return "time limit"
+            slice_nodes = SOLO_NODES if search.nodes == 0 and turn == 0 else SLICE_NODES
+            reason = search.run_within(began, nodes_before + self.nodes - search.nodes, max_nodes, time_limit,
+                                       progress, slice_nodes)
+            if reason is None:
+                self.finished = search
+                return None
+            if reason != SLICE_DONE:
+                return reason
             turn = (turn + 1) % len(self.orders)
             if turn == len(self.searches):
                 self.searches.append(Search(self.position, self.rules, self.share_mb, order=self.orders[turn]))
