@@ -433,13 +433,15 @@ def _fill(position: Position, cards: list[int]) -> _FlatPosition:
 def _judge_wins(world: Game, moves: list[tuple[Action, Game]], estimates: list[Estimate], budget: Budget) -> None:
     """Winnability of every candidate in one sampled deal. A loss from the position itself is a loss
     after every action; a win's first action wins, the others are solved one by one."""
-    args = {"max_nodes": budget.max_nodes, "time_limit": budget.time_limit, "memory_mb": budget.memory_mb}
+    # Only verdicts, first actions and lengths are needed here: the lines are not expanded.
+    args = {"max_nodes": budget.max_nodes, "time_limit": budget.time_limit, "memory_mb": budget.memory_mb,
+            "expand": False}
     root = solve(world.deal, world.rules, start=world.position, **args)
     if root.result == "loss":
         return
     judged = None
     if root.result == "win":
-        judged = _index_of(moves, world, root.line[0])
+        judged = _index_of(moves, world, line_module.first_token(world, root.path))
         estimates[judged].wins += 1
         estimates[judged].win_actions.append(root.actions)
     for index, (action, _) in enumerate(moves):

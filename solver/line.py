@@ -56,6 +56,13 @@ def continue_game(origin: Game, macros) -> Game:
     return game
 
 
+def first_token(origin: Game, macros) -> str:
+    """The token of the first action of a line of macro-moves from `origin` (the line is not
+    played further)."""
+    game = continue_game(origin, macros[:1])
+    return next(action.token for action in game.line[len(origin.line):] if not action.auto)
+
+
 def tokens(game: Game, since: int = 0) -> list[str]:
     """The tokens of what was played in a game from entry `since` of its line on, auto-play
     moves marked with `*`."""

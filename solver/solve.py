@@ -16,8 +16,8 @@ import numpy as np
 from . import line as line_module
 from .deal import Deal
 from .game import Game, Position
-from .movegen import (MAX_MOVES, MOVE_FIELDS, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T, PARAM_FORCED,
-                      PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE)
+from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
+                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE)
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
@@ -116,7 +116,8 @@ class Search(ChunkedSearch):
         """The macro-moves from the root to the current position (after a WIN)."""
         depth = int(self.ctx[CTX_DEPTH])
         moves, move_next = self.stack["moves"], self.stack["move_next"]
-        return [tuple(int(v) for v in moves[d, move_next[d] - 1, :4]) for d in range(depth)]
+        rows = moves[np.arange(depth), move_next[:depth] - 1, :4]
+        return [tuple(row) for row in rows.tolist()]
 
 
 # The move orders of a portfolio (`movegen`, PARAM_ORDER). Search times are heavy-tailed: a deal
@@ -186,8 +187,14 @@ def compile_once(name: str, search_class, *args) -> None:
 
 
 def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
-          memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, progress=None) -> Result:
+          memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, progress=None,
+          expand: bool = True) -> Result:
     """Decide whether the deal (or `start`, a position of it) can be won under `rules`.
+
+    A win comes with its line, played through the reference engine. `expand=False` is for
+    callers that judge many sampled positions and need only the verdict, the first action and
+    the length: the win then keeps only its macro-moves (`path`, with `actions` counted from
+    them and `line` left empty); `first_token` expands the first one when asked.
 
     With foundation->tableau allowed, the search first runs without those moves (a much smaller
     space, and a win there is a win under the full rules: few deals need them); only a proved
@@ -220,6 +227,9 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
         return Result("unknown", reason=reason, **common)
     if search.status == WIN:
         path = search.path()
+        if not expand:
+            actions = sum(steps + (source != NOWHERE) for source, _, _, steps in path)
+            return Result("win", actions=actions, path=path, **common)
         game = line_module.continue_game(Game(deal, rules, start), path)
         if not game.won:
             raise line_module.SolverBug("the solver's winning line does not win in the reference engine")

@@ -17,6 +17,7 @@ from solver.game import Game, Position, replay
 from solver.positions import to_text
 from solver.rules import PRESETS
 from solver.search import RUNNING
+from solver.line import first_token
 from solver.solve import SLICE_NODES, SOLO_NODES, Search, solve
 from solver.tt import ENTRY_BYTES as TABLE_ENTRY_BYTES
 
@@ -236,3 +237,17 @@ def test_a_deal_the_first_move_order_leaves_open_is_won_by_another():
     assert result.result == "win" and result.nodes > SOLO_NODES
     check_win(deal, rules, result)
     assert result.peak_table_entries * TABLE_ENTRY_BYTES <= 64 * (1 << 20)
+
+
+@pytest.mark.parametrize("name", ["classic", "harmony", "duel"])
+def test_unexpanded_wins_give_the_same_verdict_length_and_first_action(name):
+    """`solve(expand=False)` (for the hints' sampling) keeps the macro-moves only: the same
+    verdict, `actions` as the expanded line counts them, and `first_token` its first action."""
+    rules = rules_of(name)
+    for seed in (3, 5, 8):
+        deal = Deal.from_seed(seed)
+        full = solve(deal, rules, max_nodes=MAX_NODES)
+        bare = solve(deal, rules, max_nodes=MAX_NODES, expand=False)
+        assert bare.result == full.result == "win" and bare.line == [] and bare.path == full.path
+        assert bare.actions == full.actions
+        assert first_token(Game(deal, rules), bare.path) == full.line[0]
