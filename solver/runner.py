@@ -40,11 +40,11 @@ class ChunkedSearch:
         level_bytes = sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
                           for shape, dtype in self.stack_layout.values())
         entry_bytes = sum(np.dtype(dtype).itemsize for dtype in self.table_dtypes)
-        # The stack may take a quarter of the budget; the table the rest, counting the moment of
-        # growth when the old table (half size) and the new one are both alive.
+        # The stack may take a quarter of the budget; the table the rest.
         self.max_depth = max(FIRST_STACK_DEPTH, budget // 4 // level_bytes)
-        table_budget = budget - min(budget // 4, self.max_depth * level_bytes)
-        self.max_table_entries = 1 << max(10, int(table_budget * 2 // (3 * entry_bytes)).bit_length() - 1)
+        self.max_stack_bytes = (self.max_depth + 1) * level_bytes  # the stack at its deepest
+        self.entry_bytes = entry_bytes
+        self.max_table_entries = self._entries_within(budget - min(budget // 4, self.max_depth * level_bytes))
         self.stack: dict[str, np.ndarray] = {}
         self._allocate_stack(min(FIRST_STACK_DEPTH, self.max_depth))
         self.table = self._new_table(min(FIRST_TABLE_ENTRIES, self.max_table_entries))
@@ -53,6 +53,21 @@ class ChunkedSearch:
         self._set_limits()
         self.status = RUNNING
         self.flushes = 0
+
+    def _entries_within(self, table_bytes: int) -> int:
+        """The largest table (a power of two) whose growth fits in `table_bytes`: while it grows,
+        the old table, half the size, is alive too."""
+        return 1 << max(10, int(max(0, table_bytes) * 2 // (3 * self.entry_bytes)).bit_length() - 1)
+
+    def allow_table(self, table_bytes: int) -> None:
+        """Let the table grow as far as `table_bytes` allows from now on (never below its size)."""
+        self.max_table_entries = max(self._entries_within(table_bytes), self.table_entries)
+        self._set_limits()
+
+    @property
+    def bytes_in_use(self) -> int:
+        """Bytes of the table and the stack as they are now."""
+        return sum(array.nbytes for array in self.table) + sum(array.nbytes for array in self.stack.values())
 
     def _new_table(self, entries: int) -> list[np.ndarray]:
         return [np.zeros(entries, dtype=dtype) for dtype in self.table_dtypes]

@@ -131,15 +131,22 @@ class Portfolio:
     """Searches of one position under each move order, run in turns until one finishes.
 
     Each search is complete on its own, so the first to finish decides: a win (its line) or a
-    loss (it explored everything). The memory budget is shared out among them from the start,
-    so the peak stays within it.
+    loss (it explored everything). They share the memory budget: before its turn, a search's
+    table may grow into whatever the others do not use (a table flushed for want of room can
+    cost a search most of its progress, so a fixed share each would be worse).
     """
 
     def __init__(self, position: Position, rules: Ruleset, memory_mb: float, orders=MOVE_ORDERS):
         self.position, self.rules, self.orders = position, rules, orders
-        self.share_mb = memory_mb / len(orders)
+        self.budget_bytes = int(memory_mb * (1 << 20))
+        self.share_mb = memory_mb / len(orders)  # sets each search's stack limit
         self.searches = [Search(position, rules, self.share_mb, order=orders[0])]
         self.finished: Search | None = None
+
+    def _make_room(self, search: Search) -> None:
+        """Let `search`'s table grow into the budget that the others and its own stack leave."""
+        others = sum(other.bytes_in_use for other in self.searches if other is not search)
+        search.allow_table(self.budget_bytes - others - search.max_stack_bytes)
 
     @property
     def nodes(self) -> int:
@@ -158,6 +165,7 @@ class Portfolio:
         turn = 0
         while True:
             search = self.searches[turn]
+            self._make_room(search)
             slice_nodes = SOLO_NODES if search.nodes == 0 and turn == 0 else SLICE_NODES
             reason = search.run_within(began, nodes_before + self.nodes - search.nodes, max_nodes, time_limit,
                                        progress, slice_nodes)
@@ -169,6 +177,18 @@ class Portfolio:
             turn = (turn + 1) % len(self.orders)
             if turn == len(self.searches):
                 self.searches.append(Search(self.position, self.rules, self.share_mb, order=self.orders[turn]))
+
+
+def portfolio_orders(rules: Ruleset, second_stage: bool) -> tuple[int, ...]:
+    """The move orders to take turns, for a stage of `solve`.
+
+    With unlimited passes most deals are wins, and the slow ones are mostly wins that one order
+    finds late and another soon. With a pass limit the slow deals are mostly losses, which each
+    order must prove alone: turns would only make them slower. So is the second stage under
+    foundation->tableau (a loss without those moves is nearly always a loss with them)."""
+    if rules.passes is None and not second_stage:
+        return MOVE_ORDERS
+    return MOVE_ORDERS[:1]
 
 
 _compiled: set[str] = set()
@@ -198,9 +218,8 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
 
     With foundation->tableau allowed, the search first runs without those moves (a much smaller
     space, and a win there is a win under the full rules: few deals need them); only a proved
-    loss there sends it on to the full rules. That second stage is nearly always a loss to
-    prove, so it runs one move order alone rather than the portfolio (`Portfolio`), which would
-    take as many times longer as it has orders. `progress`, if given, is called with the total node
+    loss there sends it on to the full rules. Where wins are hard to find the orders of a
+    `Portfolio` take turns (`portfolio_orders`). `progress`, if given, is called with the total node
     count after every chunk.
     """
     if memory_mb < 1:
@@ -214,7 +233,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     for with_f2t in stages:
         stage_rules = rules if with_f2t or not rules.foundation_to_tableau else \
             dataclasses.replace(rules, foundation_to_tableau=False)
-        portfolio = Portfolio(position, stage_rules, memory_mb, MOVE_ORDERS[:1] if with_f2t else MOVE_ORDERS)
+        portfolio = Portfolio(position, stage_rules, memory_mb, portfolio_orders(stage_rules, with_f2t))
         reason = portfolio.run_within(began, nodes_before, max_nodes, time_limit, progress)
         nodes_before += portfolio.nodes
         search = portfolio.finished
