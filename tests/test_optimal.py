@@ -27,11 +27,11 @@ import pytest
 from helpers import DEAL0, build, in_play_cards, lay_cards
 from optimal_oracle import Oracle
 from solver.benchmark import BENCH_RULESETS
-from solver.cards import format_card
+from solver.cards import format_card, parse_card
 from solver.deal import Deal
 from solver.formats import export_deal
 from solver.game import Game, Position, replay
-from solver.objective import actions_lower_bound, objective_params
+from solver.objective import actions_lower_bound, blocked_actions, objective_params
 from solver.optimal import best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
@@ -382,6 +382,22 @@ def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes):
         if name == "classic" and reference.won and (result.bound is None or result.bound > reference.actions):
             failures.append((f"deal 1 {name}", None, "bound", result.bound, reference.actions))
     assert not failures, f"{len(failures)} bounds below a line's value, e.g. {failures[:5]}"
+
+
+# Pile 1: the 9s lies on the 2h (a lower card, of another suit), the 5h and its 4c on both (the 5h
+# is above a lower heart). Waste: the Kd above the 3d (same suit), the 7c above the 3d (other suit).
+# (Only these cards: the count looks at nothing else.)
+BLOCKED = Position([[parse_card(c) for c in ("2h", "9s", "5h", "4c")], [], [], [], [], [], []], [2, 0, 0, 0, 0, 0, 0],
+                   [], [parse_card(c) for c in ("3d", "Kd", "7c")], [0, 0, 0, 0], 1)
+
+
+@pytest.mark.parametrize("auto, draw, expected", [
+    (False, 1, 1 + 1),  # the 5h's run (its 2h below); the Kd (its 3d below)
+    (True, 1, 1 + 1 + 2),  # also the 9s (the 2h below); in the waste also the 7c (the 3d below)
+    (True, 3, 1 + 1 + 1),  # two blocked waste cards: one redraw of 3 can take both
+])
+def test_blocked_cards_by_hand(auto, draw, expected):
+    assert blocked_actions(encode(BLOCKED), auto, draw) == expected
 
 
 @pytest.mark.parametrize("name", ["classic", "classic-draw3", "harmony", "duel"])
