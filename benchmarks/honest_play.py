@@ -1,6 +1,6 @@
 """Honest play benchmark: whole draw-3, unlimited-pass games played by the honest hint alone.
 
-    python benchmarks/honest_play.py --games 20 [--time-limit 5] [--max-nodes 2000000] [--samples 10] \\
+    python benchmarks/honest_play.py --games 20 [--time-limit 5] [--max-nodes 2000000] [--samples 16] \\
         [--first-seed 1] [--jobs 1] [--max-actions 1000] [--games-table] [--json out.json]
 
 The player sees a face-down card only when the game turns it (a tableau card turned, a stock card
@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds per hint; no further sample is started past it (default 5)")
     parser.add_argument("--max-nodes", type=int, default=2_000_000,
                         help="nodes per hint, shared by its searches; 0 for no limit (default 2,000,000)")
-    parser.add_argument("--samples", type=int, default=10, help="sampled deals per hint (default 10)")
+    parser.add_argument("--samples", type=int, default=16, help="sampled deals per hint (default 16)")
     parser.add_argument("--max-actions", type=int, default=1000, help="actions before a game is stopped (default 1000)")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures and every game to this file")
