@@ -24,10 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
-import select
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -38,21 +35,18 @@ if __package__ in (None, ""):  # run as a script: make the `benchmarks` package 
 
 from tqdm import tqdm
 
-from benchmarks.peers import (DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, kill_worker_process, pyksolve_available,
-                              pyksolve_supports, start_worker_process)
-from benchmarks.stats_util import parse_rule_names, parse_seeds, percentile
+from benchmarks.peers import (CRASHED, DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, TIMEOUT, WorkerProcess,
+                              pyksolve_available, pyksolve_supports)
+from benchmarks.stats_util import parse_rule_names, parse_seeds, percentile, run_script, secs, write_report
 from solver.benchmark import BENCH_RULESETS
-from solver.cards import format_card
 from solver.deal import Deal
 from solver.errors import KlondikeError
-from solver.formats import export_deal
-from solver.game import Game, replay
+from solver.formats import export_deal, play_ksolve_moves
+from solver.game import replay
 from solver.optimal import best
 from solver.rules import PRESETS, Ruleset
 
 PEER_RULES = ("ksolve-draw1", "ksolve-draw3")
-TIMEOUT = "timeout"
-CRASHED = "crashed"
 
 
 # --- our solver -----------------------------------------------------------------------------------
@@ -126,84 +120,20 @@ def serve_peer() -> None:
         sys.stdout.flush()
 
 
-class MinimalWorker:
-    """One persistent pyksolve process running solve_minimal; a timeout kills and restarts it
-    (the process handling is that of `benchmarks.peers.PyksolveWorker`, which runs solve_fast)."""
+class MinimalWorker(WorkerProcess):
+    """A persistent pyksolve process running solve_minimal (`serve_peer`)."""
 
     def __init__(self):
-        self._process: subprocess.Popen | None = None
-
-    def _start(self) -> None:
-        self._process = start_worker_process("benchmarks.optimal", "--peer-worker")
-        greeting = self._process.stdout.readline().strip()
-        if greeting != READY:
-            self.close()
-            raise RuntimeError(f"the pyksolve worker did not start (it said {greeting!r})")
-
-    def close(self) -> None:
-        """Kill the worker process (if any) and wait for it."""
-        process, self._process = self._process, None
-        if process is not None:
-            kill_worker_process(process)
+        super().__init__("benchmarks.optimal", "--peer-worker")
 
     def solve(self, deal_string: str, draw: int, max_states: int, timeout: float) -> dict:
         """solve_minimal on one deal, waiting at most `timeout` seconds."""
-        if self._process is None or self._process.poll() is not None:
-            self.close()
-            self._start()
-        process = self._process
-        try:
-            process.stdin.write(json.dumps({"deal": deal_string, "draw": draw, "max_states": max_states}) + "\n")
-            process.stdin.flush()
-            ready, _, _ = select.select([process.stdout], [], [], timeout)
-            if not ready:
-                self.close()
-                return {"status": TIMEOUT, "seconds": timeout}
-            return json.loads(process.stdout.readline())
-        except (OSError, ValueError):
-            self.close()
+        answer = self.ask({"deal": deal_string, "draw": draw, "max_states": max_states}, timeout)
+        if answer == TIMEOUT:
+            return {"status": TIMEOUT, "seconds": timeout}
+        if answer == CRASHED:
             return {"status": CRASHED, "seconds": math.nan}
-
-
-_FOUNDATION_LETTERS = {"C": 0, "D": 1, "H": 2, "S": 3}
-
-
-def peer_line(moves: str, deal: Deal, rules: Ruleset) -> tuple[list[str], int, int]:
-    """pyksolve's move list in our notation (the engine names the cards), with its flips and
-    recycles. `DR#`: # draws; `NEW`: recycle; `F#`: a card of pile # turned (not an action here);
-    `XY` / `XY-n`: a move of 1 / n cards, X and Y in 1..7, `W` or a foundation letter (C D H S).
-    Raises KlondikeError (or IndexError) if a move does not fit the position."""
-    game = Game(deal, rules)
-    tokens: list[str] = []
-    flips = recycles = 0
-    for item in moves.split():
-        if item.startswith("DR"):
-            new = ["D"] * int(item[2:])
-        elif item == "NEW":
-            new = ["R"]
-            recycles += 1
-        elif re.fullmatch(r"F[1-7]", item):
-            flips += 1
-            continue
-        else:
-            match = re.fullmatch(r"([W1-7CDHS])([1-7CDHS])(?:-(\d+))?", item)
-            if match is None:
-                raise KlondikeError(f"unknown pyksolve move {item!r}")
-            source, target, count = match.group(1), match.group(2), int(match.group(3) or 1)
-            position = game.position
-            if source == "W":
-                card, where = position.waste_top, "W"
-            elif source.isdigit():
-                card, where = position.piles[int(source) - 1][-count], int(source)
-            else:
-                card, where = position.foundation_top(_FOUNDATION_LETTERS[source]), "F"
-            if card is None:
-                raise KlondikeError(f"pyksolve move {item!r} takes a card from an empty place")
-            new = [f"{format_card(card)}:{where}>{target if target.isdigit() else 'F'}"]
-        for token in new:
-            game.play(token)
-        tokens.extend(new)
-    return tokens, flips, recycles
+        return answer
 
 
 @dataclass
@@ -227,10 +157,11 @@ def run_peer(worker: MinimalWorker, seed: int, rules: Ruleset, max_states: int, 
         return outcome
     outcome.normalized = answer["normalized"]
     try:
-        tokens, flips, recycles = peer_line(answer["moves"], deal, rules)
-    except (KlondikeError, IndexError) as error:
+        peer_line = play_ksolve_moves(deal, rules, answer["moves"])
+    except KlondikeError as error:
         outcome.line_checked = f"does not replay: {error}"
         return outcome
+    tokens, flips, recycles = peer_line.tokens, peer_line.flips, peer_line.recycles
     game = replay(deal, rules, tokens).game
     outcome.actions = game.actions
     if not game.won:
@@ -244,17 +175,6 @@ def run_peer(worker: MinimalWorker, seed: int, rules: Ruleset, max_states: int, 
 
 
 # --- figures ----------------------------------------------------------------------------------------
-
-def secs(seconds: float) -> str:
-    """A duration with a sensible unit."""
-    if seconds is None or math.isnan(seconds):
-        return "n/a"
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.0f} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds:.2f} s"
-
 
 def number(value: float) -> str:
     """A mean with one decimal, or n/a."""
@@ -371,17 +291,6 @@ def print_peer(ours: list[OurDeal], peer: list[PeerDeal], comparison: dict, per_
                   f" {secs(o.seconds):>9}  |  {peer_actions:>8} {p.status:<22} {secs(p.seconds):>9}")
 
 
-def json_ready(value):
-    """NaN -> None, for strict JSON."""
-    if isinstance(value, float):
-        return None if math.isnan(value) else value
-    if isinstance(value, dict):
-        return {k: json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_ready(v) for v in value]
-    return value
-
-
 # --- command line -------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -469,15 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if worker is not None:
             worker.close()
-    if args.json is not None:
-        args.json.write_text(json.dumps(json_ready(report), indent=1) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.json}")
+    write_report(args.json, report)
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+    run_script(main)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
 import queue
 import select
@@ -146,14 +147,18 @@ def kill_worker_process(process: subprocess.Popen) -> None:
             pass
 
 
-class PyksolveWorker:
-    """One persistent pyksolve process; `solve` enforces a timeout by killing and restarting it."""
+class WorkerProcess:
+    """One persistent worker process that answers one JSON request per line with one JSON line
+    (it greets with READY); `ask` enforces a timeout by killing it, and the next request starts
+    a new one."""
 
-    def __init__(self):
+    def __init__(self, module: str, *args: str):
+        self._command = (module, *args)
         self._process: subprocess.Popen | None = None
+        self.timed_out_peak_rss_mb = math.nan  # the peak memory of the last worker killed by a timeout
 
     def _start(self) -> None:
-        self._process = start_worker_process("benchmarks.peers")
+        self._process = start_worker_process(*self._command)
         greeting = self._process.stdout.readline().strip()
         if greeting != READY:
             self._kill()
@@ -166,28 +171,25 @@ class PyksolveWorker:
         if process is not None:
             kill_worker_process(process)
 
-    def solve(self, seed: int, deal_string: str, draw: int, max_states: int, timeout: float) -> PeerOutcome:
-        """Solve one deal with `solve_fast`, waiting at most `timeout` seconds for the answer."""
+    def ask(self, request: dict, timeout: float) -> dict | str:
+        """The worker's answer to `request`, or TIMEOUT when none came within `timeout` seconds,
+        or CRASHED when the worker died or was killed (broken pipe, closed, garbled)."""
         if self._process is None or self._process.poll() is not None:
             self._kill()
             self._start()
         process = self._process
-        request = json.dumps({"deal": deal_string, "draw": draw, "max_states": max_states})
         try:
-            process.stdin.write(request + "\n")
+            process.stdin.write(json.dumps(request) + "\n")
             process.stdin.flush()
             ready, _, _ = select.select([process.stdout], [], [], timeout)
             if not ready:
-                peak_rss_mb = vm_hwm_mb(process.pid)
+                self.timed_out_peak_rss_mb = vm_hwm_mb(process.pid)
                 self._kill()
-                return PeerOutcome(seed, "unknown", TIMEOUT, timeout, peak_rss_mb=peak_rss_mb)
-            answer = json.loads(process.stdout.readline())
-        except (OSError, ValueError):  # the worker died or was killed (broken pipe, closed, garbled)
+                return TIMEOUT
+            return json.loads(process.stdout.readline())
+        except (OSError, ValueError):
             self._kill()
-            return PeerOutcome(seed, "unknown", CRASHED, float("nan"))
-        status = answer["status"]
-        return PeerOutcome(seed, PYKSOLVE_VERDICTS.get(status, "unknown"), status, answer["seconds"],
-                           answer["moves"], answer["peak_rss_mb"])
+            return CRASHED
 
     def close(self, kill: bool = False) -> None:
         """Stop the worker process: let it exit when idle (end of its input), or kill it at once if `kill`."""
@@ -198,6 +200,24 @@ class PyksolveWorker:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self._kill()
+
+
+class PyksolveWorker(WorkerProcess):
+    """A worker running pyksolve's `solve_fast`."""
+
+    def __init__(self):
+        super().__init__("benchmarks.peers")
+
+    def solve(self, seed: int, deal_string: str, draw: int, max_states: int, timeout: float) -> PeerOutcome:
+        """Solve one deal with `solve_fast`, waiting at most `timeout` seconds for the answer."""
+        answer = self.ask({"deal": deal_string, "draw": draw, "max_states": max_states}, timeout)
+        if answer == TIMEOUT:
+            return PeerOutcome(seed, "unknown", TIMEOUT, timeout, peak_rss_mb=self.timed_out_peak_rss_mb)
+        if answer == CRASHED:
+            return PeerOutcome(seed, "unknown", CRASHED, float("nan"))
+        status = answer["status"]
+        return PeerOutcome(seed, PYKSOLVE_VERDICTS.get(status, "unknown"), status, answer["seconds"],
+                           answer["moves"], answer["peak_rss_mb"])
 
 
 class PyksolvePool:

@@ -8,8 +8,11 @@ ways) come from `solver.stats`; this module adapts them to lists of per-deal ver
 from __future__ import annotations
 
 import argparse
+import json
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from solver.benchmark import BENCH_RULESETS, parse_range
 from solver.errors import KlondikeError
@@ -84,3 +87,41 @@ def parse_rule_names(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(
             f"unknown ruleset {', '.join(unknown) or '(none)'}: choose from {', '.join(BENCH_RULESETS)}")
     return list(dict.fromkeys(names))
+
+
+def json_ready(value):
+    """The value with NaN replaced by None and tuples by lists, for strict JSON."""
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if isinstance(value, dict):
+        return {key: json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(item) for item in value]
+    return value
+
+
+def write_report(path: Path | None, report: dict) -> None:
+    """Write a benchmark's report as strict JSON to `path` (nothing when None) and say so."""
+    if path is not None:
+        path.write_text(json.dumps(json_ready(report), indent=1) + "\n", encoding="utf-8")
+        print(f"\nwrote {path}")
+
+
+def run_script(main: Callable[[], int]) -> None:
+    """Run a benchmark's main and exit with its code; Ctrl-C exits with 130 and one line."""
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+def secs(seconds: float | None) -> str:
+    """A duration with a sensible unit (n/a for None or NaN)."""
+    if seconds is None or math.isnan(seconds):
+        return "n/a"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"

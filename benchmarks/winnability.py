@@ -30,7 +30,8 @@ from tqdm import tqdm
 
 from benchmarks.peers import DEFAULT_MAX_STATES, PeerOutcome, PyksolvePool, pyksolve_available, pyksolve_supports
 from benchmarks.solver_runner import TABLE_ENTRY_BYTES, DealOutcome, SolveSettings, solve_seeds
-from benchmarks.stats_util import parse_rule_names, parse_seeds, percentile, time_summary, verdict_summary
+from benchmarks.stats_util import (parse_rule_names, parse_seeds, percentile, run_script, secs, time_summary,
+                                   verdict_summary, write_report)
 from solver.benchmark import BENCH_RULESETS, warm_up
 from solver.deal import Deal
 from solver.formats import export_deal
@@ -233,17 +234,6 @@ def interval(bounds: tuple[float, float]) -> str:
     return "n/a" if math.isnan(bounds[0]) else f"[{100 * bounds[0]:.2f}%, {100 * bounds[1]:.2f}%]"
 
 
-def secs(seconds: float) -> str:
-    """A duration with a sensible unit."""
-    if math.isnan(seconds):
-        return "n/a"
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.0f} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds:.2f} s"
-
-
 def ratio(value: float) -> str:
     """A time ratio ours / theirs as `0.05x (ours 20x faster)`."""
     if math.isnan(value):
@@ -340,17 +330,6 @@ def print_section(section: dict, jobs: int) -> None:
     print("vs        " + f"\n{pad}".join(lines))
 
 
-def json_ready(value):
-    """The value with NaN replaced by None and tuples by lists, for strict JSON."""
-    if isinstance(value, float):
-        return None if math.isnan(value) else value
-    if isinstance(value, dict):
-        return {key: json_ready(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_ready(item) for item in value]
-    return value
-
-
 # --- main --------------------------------------------------------------------------------------------
 
 def _exit_on_sigterm(signum, frame) -> None:
@@ -413,15 +392,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         report["rulesets"].append(section)
 
-    if args.json is not None:
-        args.json.write_text(json.dumps(json_ready(report), indent=1) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.json}")
+    write_report(args.json, report)
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+    run_script(main)

@@ -23,16 +23,21 @@ Formats (all describe the same thing: a fresh Klondike deal, RULES.md sections 2
     bottom to top; a card is rank (``A``, ``2``..``10``, ``J``, ``Q``, ``K``) then suit letter, and
     a LOWER-case suit marks a face-down card (``"10h"`` face down, ``"10H"`` face up; all upper
     case would mean every card face up, an easier game). The stock's LAST element is drawn first.
+
+Klondike-Solver's solutions (its move lists) are read too: `play_ksolve_moves`.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from .cards import RANKS, SUITS, format_card, make_card, parse_cards, suit_of, value_of
 from .deal import TABLEAU_CARDS, Deal, deal_order_to_piles, piles_to_deal_order
-from .errors import CardError, DealError
+from .errors import CardError, DealError, KlondikeError
+from .game import Game
+from .rules import Ruleset
 
 EXPORT_FORMATS = ("native", "ksolve", "pysol", "solvitaire")
 
@@ -176,6 +181,65 @@ def parse_ksolve_string(text: str) -> list[int]:
 def format_ksolve_string(deck) -> str:
     """The Klondike-Solver numeric deck string of a deck order (what pyksolve's load_solitaire takes)."""
     return "".join(f"{value_of(c):02d}{_KSOLVE_SUIT_DIGITS[suit_of(c)]}" for c in deck)
+
+
+_KSOLVE_FOUNDATIONS = "CDHS"  # a foundation letter of its move lists, in our suit order c d h s
+
+
+@dataclass
+class KsolveLine:
+    """A Klondike-Solver move list played on our engine: the game, our tokens for its actions (no
+    auto-play tokens), and its count of flips (turned cards, not actions here) and recycles."""
+
+    game: Game
+    tokens: list[str]
+    flips: int
+    recycles: int
+
+
+def play_ksolve_moves(deal: Deal, rules: Ruleset, moves: str) -> KsolveLine:
+    """Play Klondike-Solver's move list (pyksolve's `moves_made()`) on our engine.
+
+    `DR#`: # draws; `NEW`: a recycle; `F#`: a card of pile # turned (our engine turns it by
+    itself, so the pile must show a face-up top); `XY` / `XY-n`: a move of 1 / n cards, X and Y
+    in 1..7, `W` or a foundation letter (C D H S). Raises KlondikeError (IllegalAction included)
+    when a move does not fit the position.
+    """
+    game = Game(deal, rules)
+    tokens: list[str] = []
+    flips = recycles = 0
+    for item in moves.split():
+        if item.startswith("DR") and item[2:].isdigit():
+            new = ["D"] * int(item[2:])
+        elif item == "NEW":
+            new = ["R"]
+            recycles += 1
+        elif re.fullmatch(r"F[1-7]", item):
+            pile = int(item[1:]) - 1
+            if game.position.face_down[pile] >= len(game.position.piles[pile]):
+                raise KlondikeError(f"{item}: pile {pile + 1} has no face-up top after the turn")
+            flips += 1
+            continue
+        else:
+            match = re.fullmatch(r"([W1-7CDHS])([1-7CDHS])(?:-(\d+))?", item)
+            if match is None:
+                raise KlondikeError(f"unknown Klondike-Solver move {item!r}")
+            source, target, count = match.group(1), match.group(2), int(match.group(3) or 1)
+            position = game.position
+            if source == "W":
+                card, where = position.waste_top, "W"
+            elif source.isdigit():
+                pile = position.piles[int(source) - 1]
+                card, where = (pile[-count] if count <= len(pile) else None), int(source)
+            else:
+                card, where = position.foundation_top(_KSOLVE_FOUNDATIONS.index(source)), "F"
+            if card is None:
+                raise KlondikeError(f"Klondike-Solver move {item!r} takes a card from an empty place")
+            new = [f"{format_card(card)}:{where}>{target if target.isdigit() else 'F'}"]
+        for token in new:
+            game.play(token)
+        tokens.extend(new)
+    return KsolveLine(game, tokens, flips, recycles)
 
 
 # --- PySol FC -----------------------------------------------------------------------------------

@@ -14,9 +14,10 @@ import cli
 from pyksolve.solver import Solitaire
 from solver.cards import format_card, parse_card
 from solver.deal import Deal
-from solver.errors import DealError
+from solver.errors import DealError, KlondikeError
+from solver.rules import PRESETS
 from solver.formats import (EXPORT_FORMATS, detect_format, export_deal, format_pysol_board,
-                            parse_deal_text, parse_ksolve_string)
+                            parse_deal_text, parse_ksolve_string, play_ksolve_moves)
 
 NATIVE_SEEDS = range(150)
 DEAL5 = Deal.from_seed(5)
@@ -317,3 +318,14 @@ def test_cli_bad_deal_file_is_one_line_exit_2(tmp_path, content):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("klondike: error:")
     assert "Traceback" not in result.stderr
+
+
+def test_ksolve_move_lists_that_do_not_fit_are_errors():
+    """Klondike-Solver move lists are played on our engine; a move that is unknown, takes a card
+    from an empty place, or that our rules refuse is an error naming the move."""
+    deal = Deal.from_seed(1)
+    for moves in ("XY", "W1", "DR1 NEW"):
+        with pytest.raises(KlondikeError):
+            play_ksolve_moves(deal, PRESETS["classic"], moves)
+    line = play_ksolve_moves(deal, PRESETS["classic"], "DR2 F1")
+    assert line.tokens == ["D", "D"] and line.flips == 1 and line.recycles == 0 and line.game.actions == 2

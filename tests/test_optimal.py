@@ -16,7 +16,6 @@ import functools
 import json
 import math
 import random
-import re
 import subprocess
 import sys
 import textwrap
@@ -27,9 +26,9 @@ import pytest
 from helpers import DEAL0, build, in_play_cards, lay_cards
 from optimal_oracle import Oracle
 from solver.benchmark import BENCH_RULESETS
-from solver.cards import format_card, parse_card
+from solver.cards import parse_card
 from solver.deal import Deal
-from solver.formats import export_deal
+from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
 from solver.objective import actions_lower_bound, blocked_actions, objective_params
 from solver.optimal import best, line_value
@@ -497,9 +496,6 @@ PYKSOLVE_SCRIPT = textwrap.dedent("""
 PYKSOLVE_MAX_STATES = 1_000_000
 # Seeds on which solve_minimal proves its minimum within that budget in well under a second.
 PYKSOLVE_SEEDS = {1: [22, 24], 3: [6, 24]}
-_FOUNDATION_LETTERS = {"C": 0, "D": 1, "H": 2, "S": 3}
-
-
 @functools.lru_cache(maxsize=None)
 def pyksolve_minimal(seed: int, draw: int) -> dict:
     """pyksolve's solve_minimal on a native deal, in a subprocess (it has no time limit of its own)."""
@@ -508,40 +504,6 @@ def pyksolve_minimal(seed: int, draw: int) -> dict:
     completed = subprocess.run([sys.executable, "-c", PYKSOLVE_SCRIPT], input=json.dumps(request),
                                capture_output=True, text=True, timeout=60, check=True)
     return json.loads(completed.stdout)
-
-
-def pyksolve_tokens(moves: str, deal: Deal, rules: Ruleset) -> tuple[list[str], int, int]:
-    """pyksolve's move list as our tokens, played on our engine to name the cards; also its flips
-    and recycles. `DR#`: # draws; `NEW`: a recycle; `F#`: a card of pile # turned (not an action
-    here); `XY` / `XY-n`: a move of 1 / n cards, X and Y in 1..7, `W` or a foundation letter."""
-    game = Game(deal, rules)
-    tokens: list[str] = []
-    flips = recycles = 0
-    for item in moves.split():
-        if item.startswith("DR"):
-            new = ["D"] * int(item[2:])
-        elif item == "NEW":
-            new = ["R"]
-            recycles += 1
-        elif re.fullmatch(r"F[1-7]", item):
-            flips += 1
-            continue
-        else:
-            match = re.fullmatch(r"([W1-7CDHS])([1-7CDHS])(?:-(\d+))?", item)
-            assert match, f"unknown pyksolve move {item!r}"
-            source, target, count = match.group(1), match.group(2), int(match.group(3) or 1)
-            position = game.position
-            if source == "W":
-                card, where = position.waste_top, "W"
-            elif source.isdigit():
-                card, where = position.piles[int(source) - 1][-count], int(source)
-            else:
-                card, where = position.foundation_top(_FOUNDATION_LETTERS[source]), "F"
-            new = [f"{format_card(card)}:{where}>{target if target.isdigit() else 'F'}"]
-        for token in new:
-            game.play(token)
-        tokens.extend(new)
-    return tokens, flips, recycles
 
 
 @pytest.mark.parametrize("draw, seed", [(d, s) for d, seeds in PYKSOLVE_SEEDS.items() for s in seeds])
@@ -556,7 +518,8 @@ def test_no_longer_than_pyksolve_minimal(draw, seed):
     rules = BENCH_RULESETS[f"ksolve-draw{draw}"]
     peer = pyksolve_minimal(seed, draw)
     assert peer["status"] == "SolvedMinimal", peer["status"]
-    tokens, flips, recycles = pyksolve_tokens(peer["moves"], deal, rules)
+    peer_line = play_ksolve_moves(deal, rules, peer["moves"])
+    tokens, flips, recycles = peer_line.tokens, peer_line.flips, peer_line.recycles
     replayed = replay(deal, rules, tokens)
     assert replayed.legal and replayed.game.won, replayed.error
     peer_actions = replayed.game.actions

@@ -21,8 +21,8 @@ import pytest
 
 from solver.cards import format_card, make_card
 from solver.deal import Deal
-from solver.game import Game, replay
-from solver.notation import DRAW, RECYCLE, move
+from solver.formats import play_ksolve_moves
+from solver.game import replay
 from solver.rules import PRESETS
 from solver.solve import solve
 
@@ -75,39 +75,6 @@ def diagram_layout(diagram: str) -> tuple[list[list[int]], list[int]]:
             cards.extend(_card(code) for code in item.split("-") if code)
         piles.append(cards[::-1])
     return piles, [_card(code) for code in lines[8]]
-
-
-def peer_line_game(deal: Deal, rules, moves: str) -> Game:
-    """Play pyksolve's move list on our engine (raises IllegalAction on a move our rules refuse).
-
-    `DR#` draws # times, `NEW` recycles, `F#` is pyksolve turning a card of pile # (the engine does
-    that by itself), `XY` / `XY-n` moves the top card / n cards from X to Y (1-7, W, or a foundation
-    letter C D S H).
-    """
-    game = Game(deal, rules)
-    for token in moves.split():
-        if token.startswith("DR"):
-            for _ in range(int(token[2:])):
-                game.apply(DRAW)
-        elif token == "NEW":
-            game.apply(RECYCLE)
-        elif token[0] == "F" and token[1:].isdigit():
-            pile = int(token[1:])
-            assert game.position.face_down[pile - 1] < len(game.position.piles[pile - 1]), token
-        else:
-            places, _, count = token.partition("-")
-            count = int(count) if count else 1
-            src, dst = places[0], places[1]
-            pos = game.position
-            if src == "W":
-                card, source = pos.waste_top, "W"
-            elif src.isdigit():
-                card, source = pos.piles[int(src) - 1][-count], int(src)
-            else:
-                card, source = pos.foundation_top(KS_SUITS.index(src)), "F"
-            target = int(dst) if dst.isdigit() else "F"
-            game.apply(move(card, source, target))
-    return game
 
 
 # The subprocess: pyksolve on one deal. Prints the result name, then the move list.
@@ -204,7 +171,7 @@ def test_verdicts_agree_with_pyksolve():
             if theirs == "win":
                 # pyksolve's win is a real win under our rules: its line replays on our engine
                 deal = Deal.from_seed(seed)
-                game = peer_line_game(deal, peer_rules(draw), answer[1])
+                game = play_ksolve_moves(deal, peer_rules(draw), answer[1]).game
                 assert game.won, f"draw {draw} seed {seed}: pyksolve's line does not win on our engine"
             mine = ours[case] if ours[case] != "unknown" else None
             if mine is None or theirs is None:
