@@ -42,8 +42,9 @@ class Position:
         return cls(piles, [len(p) - 1 for p in piles], stock)
 
     def copy(self) -> "Position":
-        """A deep copy."""
-        return copy.deepcopy(self)
+        """An independent copy (every field is a list of ints or an int, so list copies suffice)."""
+        return Position([list(pile) for pile in self.piles], list(self.face_down), list(self.stock),
+                        list(self.waste), list(self.foundations), self.pass_number)
 
     def pile_top(self, pile: int) -> int | None:
         """The top card of pile 1..7, or None if empty."""
@@ -126,6 +127,20 @@ class Game:
         self._history: list[_Counters] = [copy.copy(self.counters)]  # counters after each action
         self._snapshots: list[tuple] = []  # for undo
         # RULES.md 4: auto-play acts after every action, so not on the deal itself.
+
+    def copy(self) -> "Game":
+        """An independent copy of the game, undo history included (searches replay lines on
+        copies; a deepcopy took most of their time)."""
+        twin = Game.__new__(Game)
+        twin.deal, twin.rules = self.deal, self.rules
+        twin.position = self.position.copy()
+        twin.counters = copy.copy(self.counters)
+        twin.placed = set(self.placed)
+        twin.line = list(self.line)  # actions are immutable
+        twin._history = list(self._history)  # entries are replaced, never changed in place
+        twin._snapshots = [(position.copy(), copy.copy(counters), set(placed), length)
+                           for position, counters, placed, length in self._snapshots]
+        return twin
 
     # ----- queries -------------------------------------------------------------------------
     @property

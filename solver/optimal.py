@@ -9,7 +9,6 @@ engine's score must equal the search's.
 
 from __future__ import annotations
 
-import copy
 import time
 from dataclasses import dataclass, field
 
@@ -223,7 +222,7 @@ def _stop_at_time_limit(origin: Game, final: Game) -> Game:
     counted = actions_within_limit(final.rules, final.actions)
     if counted == final.actions:
         return final
-    game = copy.deepcopy(origin)
+    game = origin.copy()
     for action in final.line[len(origin.line):]:
         if game.actions >= counted:
             break

@@ -8,6 +8,7 @@ its largest), and runs the kernel until it finishes or a node or time budget run
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -18,7 +19,8 @@ from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_SIZE, CTX_TAB
 CHUNK_NODES = 100_000
 FIRST_TABLE_ENTRIES = 1 << 14
 TABLE_LOAD = 0.7
-FIRST_STACK_DEPTH = 512
+FIRST_STACK_DEPTH = 128  # grown by doubling on demand: many searches (hints) are tiny
+MIN_MAX_DEPTH = 512  # the stack may always grow this deep, whatever the memory budget
 SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no budget ran out
 
 
@@ -37,11 +39,9 @@ class ChunkedSearch:
         if memory_mb <= 0:
             raise ValueError("memory must be positive")
         budget = int(memory_mb * (1 << 20))
-        level_bytes = sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-                          for shape, dtype in self.stack_layout.values())
-        entry_bytes = sum(np.dtype(dtype).itemsize for dtype in self.table_dtypes)
+        level_bytes, entry_bytes = self._sizes()
         # The stack may take a quarter of the budget; the table the rest.
-        self.max_depth = max(FIRST_STACK_DEPTH, budget // 4 // level_bytes)
+        self.max_depth = max(MIN_MAX_DEPTH, budget // 4 // level_bytes)
         self.max_stack_bytes = (self.max_depth + 1) * level_bytes  # the stack at its deepest
         self.entry_bytes = entry_bytes
         self.max_table_entries = self._entries_within(budget - min(budget // 4, self.max_depth * level_bytes))
@@ -53,6 +53,16 @@ class ChunkedSearch:
         self._set_limits()
         self.status = RUNNING
         self.flushes = 0
+
+    @classmethod
+    def _sizes(cls) -> tuple[int, int]:
+        """(bytes of one stack level, bytes of one table entry), worked out once per class."""
+        sizes = cls.__dict__.get("_sizes_cache")
+        if sizes is None:
+            level_bytes = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in cls.stack_layout.values())
+            sizes = (level_bytes, sum(np.dtype(dtype).itemsize for dtype in cls.table_dtypes))
+            cls._sizes_cache = sizes
+        return sizes
 
     def _entries_within(self, table_bytes: int) -> int:
         """The largest table (a power of two) whose growth fits in `table_bytes`: while it grows,

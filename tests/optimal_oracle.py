@@ -68,19 +68,6 @@ class TooBig(Exception):
     """More positions are reachable than the caller allows."""
 
 
-class _FastPosition(Position):
-    """The engine's Position with a plain copy (the engine copies a position at every action)."""
-
-    def copy(self) -> "_FastPosition":
-        return _FastPosition([list(p) for p in self.piles], list(self.face_down), list(self.stock),
-                             list(self.waste), list(self.foundations), self.pass_number)
-
-
-def _fast(position: Position) -> _FastPosition:
-    return _FastPosition([list(p) for p in position.piles], list(position.face_down), list(position.stock),
-                         list(position.waste), list(position.foundations), position.pass_number)
-
-
 def _foundation_cards(foundations) -> set[int]:
     return {s * 13 + v for s in range(4) for v in range(foundations[s])}
 
@@ -146,7 +133,7 @@ class _Model:
         return min(number, 2)
 
     def game_at(self, position: Position, placed_in_play) -> Game:
-        game = Game(DEAL0, self.rules, _fast(position))
+        game = Game(DEAL0, self.rules, position.copy())
         game.placed = _foundation_cards(position.foundations) | set(placed_in_play)
         return game
 
@@ -176,7 +163,7 @@ def _explore(origin: Game, model: _Model, limit: int, max_depth: int | None, unt
     (so a node's discovery depth is its distance): with `max_depth`, nodes at that distance are
     not expanded; with `until_first_win`, the enumeration stops at the first won node found."""
     graph = _Graph()
-    start = _fast(origin.position)
+    start = origin.position.copy()
     start.pass_number = model.pass_class(start.pass_number)
     start_placed = frozenset(c for c in origin.placed if c not in _foundation_cards(start.foundations)) \
         if model.scoring else frozenset()
@@ -211,7 +198,7 @@ def _explore(origin: Game, model: _Model, limit: int, max_depth: int | None, unt
                 child = len(graph.won)
                 if child >= limit:
                     raise TooBig(f"more than {limit} positions reachable")
-                child_position = _fast(after)
+                child_position = after.copy()
                 child_position.pass_number = model.pass_class(after.pass_number)
                 graph.keys[key] = child
                 graph.key_list.append(key)

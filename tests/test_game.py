@@ -345,6 +345,23 @@ def test_undo_restores_position_and_line():
         Game(DEAL0, HARMONY).undo()
 
 
+def test_a_copy_is_independent_of_its_game_undo_included():
+    game = Game(DEAL0, HARMONY)
+    game.play("D")
+    game.play("D")
+    twin = game.copy()
+    assert twin.position.key() == game.position.key() and twin.line == game.line
+    assert twin.score() == game.score()
+    twin.undo()  # takes back a draw on the copy only
+    twin.play("D")
+    twin.play("D")
+    assert game.actions == 2 and twin.actions == 3 and twin.score().undos == -1000
+    game.undo()
+    game.undo()
+    assert game.position.key() == Game(DEAL0, HARMONY).position.key() and game.line == []
+    assert twin.actions == 3 and len(twin.position.stock) == len(Game(DEAL0, HARMONY).position.stock) - 3
+
+
 # ----- replay -----------------------------------------------------------------------------------
 # seed 0: piles 8s | Jh Tc | .. 8c | .. 3h | .. 4s | .. 8h | .. Ad; the stock starts Qh Ts Qc
 

@@ -51,20 +51,6 @@ def combo_id(rules: Ruleset) -> str:
             f"{'auto' if rules.auto_play else 'noauto'}")
 
 
-class _FastPosition(Position):
-    """The engine's Position with a plain copy instead of a deepcopy (the engine copies a lot)."""
-
-    def copy(self) -> "_FastPosition":
-        return _FastPosition([list(p) for p in self.piles], list(self.face_down), list(self.stock),
-                             list(self.waste), list(self.foundations), self.pass_number)
-
-
-def copy_position(pos: Position) -> Position:
-    """A fast copy, as a plain Position."""
-    return Position([list(p) for p in pos.piles], list(pos.face_down), list(pos.stock), list(pos.waste),
-                    list(pos.foundations), pos.pass_number)
-
-
 def state_key(pos: Position, rules: Ruleset) -> tuple:
     """The engine's exact key with the piles sorted, and without the pass number under unlimited passes.
 
@@ -90,8 +76,7 @@ def engine_winnable(position: Position, rules: Ruleset, limit: int = 50_000) -> 
     """
     if position.won:
         return True, 1
-    start = _FastPosition(*[getattr(copy_position(position), f) for f in
-                            ("piles", "face_down", "stock", "waste", "foundations", "pass_number")])
+    start = position.copy()
     seen = {state_key(start, rules)}
     heap = [(0, 0, start)]
     pushed = 0
@@ -255,7 +240,7 @@ def positions_along(deal: Deal, rules: Ruleset, tokens: list[str], max_in_play: 
             continue
         game.play(token)
         if 52 - sum(game.position.foundations) <= max_in_play and not game.won:
-            found.append(copy_position(game.position))
+            found.append(game.position.copy())
     return found
 
 
