@@ -8,6 +8,7 @@ its largest), and runs the kernel until it finishes or a node or time budget run
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -55,14 +56,11 @@ class ChunkedSearch:
         self.flushes = 0
 
     @classmethod
+    @functools.cache
     def _sizes(cls) -> tuple[int, int]:
         """(bytes of one stack level, bytes of one table entry), worked out once per class."""
-        sizes = cls.__dict__.get("_sizes_cache")
-        if sizes is None:
-            level_bytes = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in cls.stack_layout.values())
-            sizes = (level_bytes, sum(np.dtype(dtype).itemsize for dtype in cls.table_dtypes))
-            cls._sizes_cache = sizes
-        return sizes
+        level_bytes = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in cls.stack_layout.values())
+        return level_bytes, sum(np.dtype(dtype).itemsize for dtype in cls.table_dtypes)
 
     def _entries_within(self, table_bytes: int) -> int:
         """The largest table (a power of two) whose growth fits in `table_bytes`: while it grows,

@@ -133,7 +133,7 @@ class _Model:
         return min(number, 2)
 
     def game_at(self, position: Position, placed_in_play) -> Game:
-        game = Game(DEAL0, self.rules, position.copy())
+        game = Game(DEAL0, self.rules, position)  # the game copies it
         game.placed = _foundation_cards(position.foundations) | set(placed_in_play)
         return game
 
