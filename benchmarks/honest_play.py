@@ -1,15 +1,19 @@
 """Honest play benchmark: whole draw-3, unlimited-pass games played by the honest hint alone.
 
     python benchmarks/honest_play.py --games 20 [--time-limit 5] [--max-nodes 2000000] [--samples 16] \\
-        [--first-seed 1] [--jobs 1] [--max-actions 1000] [--games-table] [--json out.json]
+        [--first-seed 1] [--jobs 1] [--max-actions 1000] [--look-first] [--commitments] [--games-table] \\
+        [--json out.json]
 
 The player sees a face-down card only when the game turns it (a tableau card turned, a stock card
 drawn; `solver.hint.Observer`); every action is the first of the honest hint's ranking
 (`solver.hint.honest_hint`, every candidate judged over sampled deals) that has a chance (it won a
 sample, or some sample was undecided) and does not bring back a position already played (a loop);
 the player resigns when no candidate is left, even with four times the samples. Once every card
-has been seen the hint is the known-cards one; when its line wins, the player plays it out. The win rate comes with a 95% Wilson interval,
-beside the published figures for play with hidden cards.
+has been seen the hint is the known-cards one; when its line wins, the player plays it out.
+With `--look-first` the player first draws the stock through once and turns the waste back (free
+with unlimited passes and no points: every stock card is then known); with `--commitments` the
+hints weigh commitments (`solver.commitments`) and the whole chosen commitment is played. The win
+rate comes with a 95% Wilson interval, beside the published figures for play with hidden cards.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from tqdm import tqdm
 
 from solver.deal import Deal
 from solver.game import Game
-from solver.hint import Observer, fork, honest_hint, position_key
+from solver.hint import Observer, fork, honest_hint, look_through_stock, position_key
 from solver.rules import PRESETS
 from solver.stats import wilson_interval
 
@@ -39,11 +43,14 @@ PUBLISHED = ("36.97 ± 1.92% (Bjarnason, Fern and Tadepalli 2009, hidden cards, 
              "about 44.5% (lonelybot)")
 
 
-def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int) -> dict:
+def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int,
+              look_first: bool = False, commitments: bool = False) -> dict:
     """Play the native deal `seed` to its end with the honest hint; returns the game's record."""
     began = time.perf_counter()
     game = Game(Deal.from_seed(seed), RULES)
     observer = Observer(game.position)
+    if look_first:
+        look_through_stock(game, observer)
     visited = {position_key(game.position)}
     decisions = 0
     end = "action cap"
@@ -52,7 +59,7 @@ def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None,
             end = "won"
             break
         result = honest_hint(game, observer.seen, samples=samples, rng_seed=seed * 1_000_003 + decisions,
-                             top=None, time_limit=time_limit, max_nodes=max_nodes)
+                             top=None, time_limit=time_limit, max_nodes=max_nodes, commitments=commitments)
         decisions += 1
         if result.mode == "known" and result.best is not None and result.best.outcome.won:
             for token in result.best.outcome.line:  # every card has been seen: the hint's line is a sure win
@@ -63,23 +70,27 @@ def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None,
             # no sample was won: look again, with more samples, before resigning
             result = honest_hint(game, observer.seen, samples=RESIGN_SAMPLES * samples,
                                  rng_seed=seed * 1_000_003 + decisions, top=None, time_limit=RESIGN_SAMPLES * time_limit,
-                                 max_nodes=None if max_nodes is None else RESIGN_SAMPLES * max_nodes)
+                                 max_nodes=None if max_nodes is None else RESIGN_SAMPLES * max_nodes,
+                                 commitments=commitments)
         choice, loops = None, False
         for candidate in result.candidates:  # the best first
             if candidate.action is None or candidate.outcome.hopeless:
                 continue
+            plan = candidate.plan or (candidate.action,)
             after = fork(game)
-            after.apply(candidate.action)
+            for action in plan:
+                after.apply(action)
             if position_key(after.position) in visited:
                 loops = True
                 continue
-            choice = candidate.action
+            choice = plan
             break
         if choice is None:
             end = "resigned: every action loops" if loops else "resigned: no sampled deal is won"
             break
-        game.apply(choice)
-        observer.look(game.position)
+        for action in choice:  # a commitment's reversible actions show no card: the whole plan is played
+            game.apply(action)
+            observer.look(game.position)
         visited.add(position_key(game.position))
     return {"seed": seed, "won": game.won, "end": end, "actions": game.actions, "decisions": decisions,
             "foundation_cards": sum(game.position.foundations), "seconds": time.perf_counter() - began,
@@ -91,9 +102,10 @@ def _play(args: tuple) -> dict:
 
 
 def run(games: int, first_seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int,
-        jobs: int, show_progress: bool) -> list[dict]:
+        jobs: int, show_progress: bool, look_first: bool = False, commitments: bool = False) -> list[dict]:
     """Play `games` deals (native seeds from `first_seed`); the records in seed order."""
-    tasks = [(seed, samples, time_limit, max_nodes, max_actions) for seed in range(first_seed, first_seed + games)]
+    tasks = [(seed, samples, time_limit, max_nodes, max_actions, look_first, commitments)
+             for seed in range(first_seed, first_seed + games)]
     records = []
     with tqdm(total=games, desc="honest play", unit="game", file=sys.stderr, disable=not show_progress) as bar:
         if jobs == 1:
@@ -137,6 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--samples", type=int, default=16, help="sampled deals per hint (default 16)")
     parser.add_argument("--max-actions", type=int, default=1000, help="actions before a game is stopped (default 1000)")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
+    parser.add_argument("--look-first", action="store_true",
+                        help="draw the stock through once before the first hint (every stock card then known)")
+    parser.add_argument("--commitments", action="store_true",
+                        help="hints weigh commitments instead of single actions; the whole commitment is played")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures and every game to this file")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=sys.stderr.isatty(),
                         help="a progress bar on stderr (default: on a terminal)")
@@ -159,7 +175,7 @@ def main(argv=None) -> int:
         return 2
     try:
         records = run(args.games, args.first_seed, args.samples, args.time_limit, args.max_nodes or None,
-                      args.max_actions, args.jobs, args.progress)
+                      args.max_actions, args.jobs, args.progress, args.look_first, args.commitments)
     except KeyboardInterrupt:
         print("honest_play: interrupted", file=sys.stderr)
         return 130
@@ -167,7 +183,9 @@ def main(argv=None) -> int:
     seeds = f"{args.first_seed}-{args.first_seed + args.games - 1}"
     print(f"honest play: {RULES.describe()}")
     nodes = f"{args.max_nodes:,} nodes" if args.max_nodes else "no node limit"
-    print(f"seeds {seeds}; per hint {args.samples} samples, {args.time_limit:g} s, {nodes}; {args.jobs} job(s)")
+    player = ", ".join(["looks through the stock first"] * args.look_first + ["weighs commitments"] * args.commitments)
+    print(f"seeds {seeds}; per hint {args.samples} samples, {args.time_limit:g} s, {nodes}; {args.jobs} job(s)"
+          + (f"; the player {player}" if player else ""))
     if args.games_table:
         for r in records:
             print(f"  seed {r['seed']:>6}  {'won ' if r['won'] else 'lost'}  {r['actions']:4d} actions  "

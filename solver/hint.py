@@ -11,7 +11,10 @@ Two ways to judge the candidate actions, one entry point for each kind of knowle
   sees only what a player sees): `hint_unknown` samples deals consistent with what is seen (the
   unseen cards dealt at random into the unknown places), judges every candidate in every sample
   (winnability with `solve.solve`, or the best score with `optimal.best` under scoring) and ranks
-  the candidates by win probability (Wilson 95% interval) or mean score (t 95% interval).
+  the candidates by win probability (Wilson 95% interval) or mean score (t 95% interval). On request
+  (`commitments=True`, no points) the candidates are commitments (`solver.commitments`), not single
+  actions: the solver behind each sample knows every card, so an action that can be taken back
+  always looks as good as the best one.
 
 `hint_position` dispatches between the two: a position with no unknown card takes the very same
 path as the seed's hint, so both give the same answer.
@@ -25,6 +28,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from . import commitments as commitments_module
 from . import line as line_module
 from .deal import Deal
 from .errors import KlondikeError
@@ -261,19 +265,26 @@ class Candidate:
 
     action: Action | None
     outcome: Outcome | Estimate
+    plan: tuple[Action, ...] = ()  # a commitment's actions (the first is `action`); else empty
 
     @property
     def token(self) -> str:
         """The action's token, or `stop`."""
         return STOP if self.action is None else self.action.token
 
+    @property
+    def label(self) -> str:
+        """The token, or a commitment's tokens when it takes more than one action."""
+        return " ".join(a.token for a in self.plan) if len(self.plan) > 1 else self.token
+
     def describe(self, first: bool = False) -> str:
         """The outcome for people."""
         return self.outcome.describe(stop=self.action is None, first=first)
 
     def to_json(self) -> dict:
-        """The JSON form: the token, the outcome in words and its fields."""
-        return {"action": self.token, "outcome": self.describe(), **self.outcome.to_json()}
+        """The JSON form: the token, the plan (a commitment's tokens), the outcome in words and its fields."""
+        plan = {"plan": [a.token for a in self.plan]} if self.plan else {}
+        return {"action": self.token, **plan, "outcome": self.describe(), **self.outcome.to_json()}
 
 
 @dataclass
@@ -304,7 +315,7 @@ class Hint:
             return f"{self.over}: the game is over" + ("" if self.score is None else f" at {self.score:,}")
         if self.best is None:
             return "no hint: no line puts more cards on the foundations than now"
-        return f"{self.best.token}: {self.best.describe(first=True)}"
+        return f"{self.best.label}: {self.best.describe(first=True)}"
 
     def to_json(self) -> dict:
         """The JSON form of `klondike hint --json`."""
@@ -336,17 +347,17 @@ def distinct_actions(game: Game) -> list[tuple[Action, Game]]:
     return result
 
 
-def _index_of(moves: list[tuple[Action, Game]], game: Game, token: str) -> int:
+def _index_of(actions: list[Action], game: Game, token: str) -> int:
     """Which of the distinct actions `token` (a legal action of `game`, which may be another sample
-    of the same visible position than the one `moves` were made in) is."""
+    of the same visible position than the one `actions` were found in) is."""
     action = parse_token(token)
-    for index, (other, _) in enumerate(moves):
+    for index, other in enumerate(actions):
         if other == action:
             return index
     after = fork(game)  # an action left out as equivalent to another (a king to another empty pile)
     after.apply(action)
     key = position_key(after.position)
-    for index, (other, _) in enumerate(moves):
+    for index, other in enumerate(actions):
         alternative = fork(game)
         alternative.apply(other)
         if position_key(alternative.position) == key:
@@ -387,7 +398,7 @@ def hint_game(game: Game, top: int | None = 1, budget: Budget = Budget(), progre
     outcomes: list[Outcome | None] = [None] * len(moves)
     main = _best_after(game, budget if top == 1 else budget.share(2))
     if main.line:
-        outcomes[_index_of(moves, game, main.line[0])] = main
+        outcomes[_index_of([a for a, _ in moves], game, main.line[0])] = main
     if progress is not None:
         progress(1, searches)
     if top != 1:
@@ -416,47 +427,83 @@ def _fill(position: Position, cards: list[int]) -> Position:
                     position.pass_number)
 
 
-def _judge_wins(world: Game, moves: list[tuple[Action, Game]], estimates: list[Estimate], budget: Budget) -> None:
-    """Winnability of every candidate in one sampled deal. A loss from the position itself is a loss
-    after every action; a win's first action wins, the others are solved one by one."""
-    # Only verdicts, first actions and lengths are needed here: the lines are not expanded.
-    args = {"max_nodes": budget.max_nodes, "time_limit": budget.time_limit, "memory_mb": budget.memory_mb,
+def _judge_args(budget: Budget) -> dict:
+    """The arguments of the searches that judge a sampled deal: only verdicts, first actions and
+    lengths are needed, so the lines are not expanded."""
+    return {"max_nodes": budget.max_nodes, "time_limit": budget.time_limit, "memory_mb": budget.memory_mb,
             "expand": False}
-    root = solve(world.deal, world.rules, start=world.position, **args)
+
+
+def _plans_from_lines(game: Game, worlds: list[Game], budget: Budget, began: float,
+                      time_limit: float | None) -> tuple[list, list]:
+    """When the positions reachable by reversible play are too many to walk: the commitments that
+    the solver's wins in the sampled deals `worlds` begin with (one per distinct decision), and the
+    solves of the deals (one per deal solved, to be reused by the judging; no further deal is
+    solved once `time_limit` seconds from `began` are spent, but at least one is)."""
+    plans, decisions, roots = [], set(), []
+    for world in worlds:
+        if roots and time_limit is not None and time.perf_counter() - began >= time_limit:
+            break
+        root = solve(world.deal, world.rules, start=world.position, **_judge_args(budget))
+        roots.append(root)
+        commitment = commitments_module.first_commitment(game, root.path) if root.result == "win" else None
+        if commitment is None:
+            continue
+        decision = commitments_module.decision_of(game, commitment)
+        if decision not in decisions:
+            decisions.add(decision)
+            plans.append(commitment.actions)
+    return plans, roots
+
+
+def _judge_wins(world: Game, plans: list[tuple[Action, ...]], estimates: list[Estimate], budget: Budget,
+                first_wins: bool, root=None) -> None:
+    """Winnability of every candidate (a plan: one action, or a commitment's actions) in one sampled
+    deal. A loss from the position itself (`root`, solved here unless given) is a loss after every
+    plan; with `first_wins` (every plan one action, one per distinct position after it) the first
+    action of a win wins, and the other plans are solved one by one."""
+    args = _judge_args(budget)
+    if root is None:
+        root = solve(world.deal, world.rules, start=world.position, **args)
     if root.result == "loss":
         return
     judged = None
-    if root.result == "win":
-        judged = _index_of(moves, world, line_module.first_token(world, root.path))
+    if root.result == "win" and first_wins:
+        judged = _index_of([plan[0] for plan in plans], world, line_module.first_token(world, root.path))
         estimates[judged].wins += 1
         estimates[judged].win_actions.append(root.actions)
-    for index, (action, _) in enumerate(moves):
+    for index, plan in enumerate(plans):
         if index == judged:
             continue
         after = fork(world)
-        after.apply(action)
+        for action in plan:
+            after.apply(action)
         if after.won:
             estimates[index].wins += 1
-            estimates[index].win_actions.append(1)
+            estimates[index].win_actions.append(len(plan))
             continue
         verdict = solve(after.deal, after.rules, start=after.position, **args)
         if verdict.result == "win":
             estimates[index].wins += 1
-            estimates[index].win_actions.append(1 + verdict.actions)
+            estimates[index].win_actions.append(len(plan) + verdict.actions)
         elif verdict.result == "unknown":
             estimates[index].undecided += 1
 
 
 def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, top: int | None = 1,
-                 budget: Budget = Budget(), progress=None) -> Hint:
+                 budget: Budget = Budget(), progress=None, commitments: bool = False) -> Hint:
     """The best next action of a game whose position has unknown cards (`UNKNOWN`), by sampling.
 
     Each sample deals the unseen cards at random (a `random.Random(rng_seed)` permutation) into the
-    unknown places, and every distinct legal action is judged in it: winnability (`solve`), or under
-    a scoring ruleset the best score (`optimal.best`; stopping now is a candidate). Candidates are
-    ranked by wins (then undecided samples, then the shorter wins) or by mean score. The budget is
-    shared by all the searches; once its time is spent no further sample is started (at least one
-    is), and the hint says how many were used.
+    unknown places, and every candidate is judged in it: winnability (`solve`), or under a scoring
+    ruleset the best score (`optimal.best`; stopping now is a candidate). The candidates are the
+    distinct legal actions; with `commitments` (and without points and auto-play) they are
+    commitments instead (see `solver.commitments`: an action that cannot be taken back, after the
+    reversible actions that lead to it; the candidate's action is the first, its `plan` the whole):
+    those reachable by reversible play, or when those positions are too many to walk, those the
+    solver's wins in the samples begin with. Candidates are ranked by wins (then undecided samples, then the shorter
+    wins) or by mean score. The budget is shared by all the searches; once its time is spent no
+    further sample is started (at least one is), and the hint says how many were used.
     """
     if samples < 1:
         raise KlondikeError("the number of samples must be at least 1")
@@ -465,25 +512,40 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
     known = visible_cards(position) | {c for pile in position.piles for c in pile} | set(position.stock)
     unseen = [c for c in range(52) if c not in known]
     rng = random.Random(rng_seed)
+    worlds = [fork(game, _fill(position, rng.sample(unseen, len(unseen)))) for _ in range(samples)]
     scoring = game.rules.scoring is not None
-    moves: list[tuple[Action, Game]] | None = None
+    by_commitment = commitments and commitments_module.applies(game)
+    plans: list[tuple[Action, ...]] | None = None
+    roots: list | None = None  # the samples' own solves, when the candidates were taken from them
+    if by_commitment:  # found in the visible position: reversible play never shows a card
+        found = commitments_module.commitments(game)
+        if found is not None:
+            plans = [c.actions for c in found]
+        else:
+            share = budget.share(samples * (len(game.legal_actions()) + 1))
+            plans, roots = _plans_from_lines(game, worlds, share, began, budget.time_limit)
+            if not plans:  # no sample was won: every action on its own (a loss in every sample loses them all)
+                plans, by_commitment = None, False
     estimates: list[Estimate] = []
     stop = Estimate()
     done = 0
-    for sample in range(samples):
-        if sample and budget.time_limit is not None and time.perf_counter() - began >= budget.time_limit:
+    for sample, world in enumerate(worlds):
+        if roots is not None and sample == len(roots):
             break
-        world = fork(game, _fill(position, rng.sample(unseen, len(unseen))))
-        if moves is None:  # the legal actions depend only on the cards in sight: the same in every sample
-            moves = distinct_actions(world)
-            estimates = [Estimate() for _ in moves]
-            if not moves:
+        if sample and roots is None and budget.time_limit is not None and \
+                time.perf_counter() - began >= budget.time_limit:
+            break
+        if plans is None:  # the legal actions depend only on the cards in sight: the same in every sample
+            plans = [(action,) for action, _ in distinct_actions(world)]
+        if not estimates:
+            estimates = [Estimate() for _ in plans]
+            if not plans:
                 stop.scores.append(world.score().total)
                 stop.samples = done = 1
                 break
-            share = budget.share(samples * (len(moves) + (0 if scoring else 1)))
+            share = budget.share(samples * (len(plans) + (0 if scoring else 1)))
         if scoring:
-            for index, (action, _) in enumerate(moves):
+            for index, (action,) in enumerate(plans):
                 after = fork(world)
                 after.apply(action)
                 outcome = _best_after(after, share)
@@ -491,24 +553,29 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
                 estimates[index].wins += outcome.won
             stop.scores.append(world.score().total)
         else:
-            _judge_wins(world, moves, estimates, share)
+            _judge_wins(world, plans, estimates, share, first_wins=not by_commitment,
+                        root=None if roots is None else roots[sample])
         done += 1
         for estimate in estimates + [stop]:
             estimate.samples = done
         if progress is not None:
             progress(done, samples)
-    candidates = ([Candidate(None, stop)] if scoring else []) + [Candidate(a, e) for (a, _), e in zip(moves, estimates)]
-    return _ranked(game, candidates, top, began, mode="sampled", samples=done, rng_seed=rng_seed,
-                   over=None if moves else "no legal actions")
+    candidates = ([Candidate(None, stop)] if scoring else []) + [Candidate(plan[0], e, plan if by_commitment else ())
+                                                                 for plan, e in zip(plans, estimates)]
+    over = None
+    if not plans:
+        over = "no action makes progress" if game.legal_actions() else "no legal actions"
+    return _ranked(game, candidates, top, began, mode="sampled", samples=done, rng_seed=rng_seed, over=over)
 
 
 # ----- entry points ----------------------------------------------------------------------------------
 
-def _judge(game: Game, samples: int, rng_seed: int, top: int | None, budget: Budget, progress) -> Hint:
+def _judge(game: Game, samples: int, rng_seed: int, top: int | None, budget: Budget, progress,
+           commitments: bool) -> Hint:
     """The known path when every card is known, else the sampled one."""
     if unknown_count(game.position) == 0:
         return hint_game(game, top, budget, progress)
-    return hint_unknown(game, samples, rng_seed, top, budget, progress)
+    return hint_unknown(game, samples, rng_seed, top, budget, progress, commitments)
 
 
 def hint(deal: Deal, rules: Ruleset, played_tokens=(), top: int | None = 1,
@@ -523,28 +590,29 @@ def hint(deal: Deal, rules: Ruleset, played_tokens=(), top: int | None = 1,
 
 def hint_position(position: Position, rules: Ruleset, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0,
                   top: int | None = 1, time_limit: float | None = DEFAULT_TIME_LIMIT, max_nodes: int | None = None,
-                  memory_mb: int = DEFAULT_MEMORY_MB, progress=None) -> Hint:
+                  memory_mb: int = DEFAULT_MEMORY_MB, progress=None, commitments: bool = False) -> Hint:
     """The best next action in a typed-in position, `UNKNOWN` (`??`) for cards not seen.
 
     Raises PositionError for a position that cannot occur. With no unknown card this is exactly the
-    seed's hint (`hint_game`); otherwise the unknown cards are sampled (`hint_unknown`). A typed-in
+    seed's hint (`hint_game`); otherwise the unknown cards are sampled (`hint_unknown`, which weighs
+    commitments instead of single actions with `commitments`). A typed-in
     position starts with the clock at 0 and no points (its cards on the foundations count as placed).
     """
     check_position(position, allow_unknown=True)
     game = Game(label_deal(), rules, position)
-    return _judge(game, samples, rng_seed, top, Budget(time_limit, max_nodes, memory_mb), progress)
+    return _judge(game, samples, rng_seed, top, Budget(time_limit, max_nodes, memory_mb), progress, commitments)
 
 
 def honest_hint(game: Game, seen=frozenset(), samples: int = DEFAULT_SAMPLES, rng_seed: int = 0,
                 top: int | None = 1, time_limit: float | None = DEFAULT_TIME_LIMIT, max_nodes: int | None = None,
-                memory_mb: int = DEFAULT_MEMORY_MB, progress=None) -> Hint:
+                memory_mb: int = DEFAULT_MEMORY_MB, progress=None, commitments: bool = False) -> Hint:
     """The best next action of a game in progress from what the player can see: the face-down tableau
     cards and the stock cards not seen yet are unknown and sampled; `seen` are the cards shown earlier
     in the game (see `Observer`). The clock and points of the game count. The deal itself is not
-    looked at."""
+    looked at. `commitments`: see `hint_unknown`."""
     masked = visible_position(game.position, set(seen) | visible_cards(game.position))
     return _judge(fork(game, masked, deal=label_deal()), samples, rng_seed, top,
-                  Budget(time_limit, max_nodes, memory_mb), progress)
+                  Budget(time_limit, max_nodes, memory_mb), progress, commitments)
 
 
 class Observer:
@@ -559,6 +627,19 @@ class Observer:
     def look(self, position: Position) -> None:
         """Remember the cards in sight."""
         self.seen |= visible_cards(position)
+
+
+def look_through_stock(game: Game, observer: Observer) -> None:
+    """Draw the stock through once and turn the waste back, `observer` looking after each draw:
+    with unlimited passes and no points this costs nothing but actions, and afterwards every stock
+    card is known (a player's first move in such a game)."""
+    if game.rules.passes is not None or game.rules.scoring is not None:
+        raise KlondikeError("looking through the stock is free only with unlimited passes and no points")
+    while game.position.stock:
+        game.play("D")
+        observer.look(game.position)
+    if game.position.waste:
+        game.play("R")
 
 
 # ----- input and output ------------------------------------------------------------------------
@@ -598,8 +679,8 @@ def format_hint(result: Hint) -> str:
     if best_candidate is not None and isinstance(best_candidate.outcome, Outcome) and best_candidate.outcome.line:
         lines.append("line: " + " ".join(best_candidate.outcome.line))
     if len(result.candidates) > 1:
-        width = max(len(c.token) for c in result.candidates)
+        width = max(len(c.label) for c in result.candidates)
         lines.append(f"the {len(result.candidates)} best candidates:")
-        lines += [f"{n:4d}. {c.token:<{width}}  {c.describe()}" for n, c in enumerate(result.candidates, start=1)]
+        lines += [f"{n:4d}. {c.label:<{width}}  {c.describe()}" for n, c in enumerate(result.candidates, start=1)]
     lines.append(f"time: {result.seconds:.2f} s")
     return "\n".join(lines)

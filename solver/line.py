@@ -39,12 +39,16 @@ def _move_action(position, source: int, target: int, index: int):
     return move(card, source_place, _place(target))
 
 
-def play_macro(game: Game, source: int, target: int, index: int, steps: int) -> None:
-    """Play one macro-move on the engine: `steps` talon actions, then the move (if any)."""
-    for _ in range(steps):
-        game.apply(_talon_action(game.position))
-    if source != NOWHERE:
-        game.apply(_move_action(game.position, source, target, index))
+def actions_of(game: Game, macros):
+    """The atomic actions of a line of macro-moves from `game`, one at a time: each is worked out
+    from the game's position when asked for, so the caller plays each on `game` before asking for
+    the next (or stops early)."""
+    for source, target, index, steps in macros:
+        source, target, index = int(source), int(target), int(index)
+        for _ in range(int(steps)):
+            yield _talon_action(game.position)
+        if source != NOWHERE:
+            yield _move_action(game.position, source, target, index)
 
 
 def continue_game(origin: Game, macros) -> Game:
@@ -53,11 +57,12 @@ def continue_game(origin: Game, macros) -> Game:
     Raises SolverBug if the engine refuses a step.
     """
     game = origin.copy()
-    for step, (source, target, index, steps) in enumerate(macros):
-        try:
-            play_macro(game, int(source), int(target), int(index), int(steps))
-        except (KlondikeError, IndexError, TypeError) as err:
-            raise SolverBug(f"the engine rejects step {step} of the solver's line: {err}") from None
+    try:
+        for action in actions_of(game, macros):
+            game.apply(action)
+    except (KlondikeError, IndexError, TypeError) as err:
+        raise SolverBug(f"the engine rejects action {game.actions - origin.actions} of the solver's line: "
+                        f"{err}") from None
     return game
 
 
