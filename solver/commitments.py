@@ -86,9 +86,10 @@ def reversible(game: Game, action: Action) -> bool:
     return index == 0 and value_of(action.card) == KING
 
 
-def _state_key(position: Position, unlimited: bool) -> tuple:
-    """Positions that play alike: the piles in any order, and the pass number left out when passes
-    are unlimited (it changes nothing then)."""
+def state_key(position: Position, unlimited: bool = False) -> tuple:
+    """A hashable value equal for positions that play alike: the seven piles play the same role, so
+    their order is left out, and so is the pass number with `unlimited` passes (it changes nothing
+    then)."""
     piles = tuple(sorted((tuple(p), d) for p, d in zip(position.piles, position.face_down)))
     return (piles, tuple(position.stock), tuple(position.waste), tuple(position.foundations),
             None if unlimited else position.pass_number)
@@ -160,7 +161,7 @@ def commitments(game: Game, max_positions: int | None = None) -> list[Commitment
     unlimited = game.rules.passes is None
     start = Game(game.deal, game.rules, game.position)  # only the position matters here
     queue = deque([(start, tuple(_settle(start)))])
-    explored = {_state_key(start.position, unlimited)}
+    explored = {state_key(start.position, unlimited)}
     found: dict[tuple, Commitment] = {}
     while queue:
         current, prefix = queue.popleft()
@@ -176,7 +177,7 @@ def commitments(game: Game, max_positions: int | None = None) -> list[Commitment
             after = Game(current.deal, current.rules, current.position)
             after.apply(action)
             settled = _settle(after)
-            key = _state_key(after.position, unlimited)
+            key = state_key(after.position, unlimited)
             if key not in explored:
                 if len(explored) >= max_positions:
                     return None

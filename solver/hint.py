@@ -110,9 +110,8 @@ def fork(game: Game, position: Position | None = None, deal: Deal | None = None)
 
 def position_key(position: Position) -> tuple:
     """A hashable value equal for positions that differ only by the order of the piles (the seven
-    piles play the same role, so such positions have the same future)."""
-    piles = tuple(sorted((tuple(p), d) for p, d in zip(position.piles, position.face_down)))
-    return piles, tuple(position.stock), tuple(position.waste), tuple(position.foundations), position.pass_number
+    piles play the same role, so such positions have the same future); see `commitments.state_key`."""
+    return commitments_module.state_key(position)
 
 
 def visible_cards(position: Position) -> set[int]:

@@ -25,7 +25,7 @@ NODES = dict(time_limit=None, max_nodes=5_000)
 
 def key(game: Game) -> tuple:
     """The position; without its pass number under unlimited passes (it changes nothing then)."""
-    return commitments._state_key(game.position, unlimited=game.rules.passes is None)
+    return commitments.state_key(game.position, unlimited=game.rules.passes is None)
 
 
 def comes_back(game: Game, action) -> bool:
