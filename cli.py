@@ -377,11 +377,11 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, com
     the most cards on the foundations: "wins in 87 actions", "best score 71,350", "no win: best is
     to stop now at 12,400". With unknown cards, deals consistent with what is seen are sampled
     (--samples, --rng-seed) and the actions are ranked by win probability, or mean score under
-    scoring, with a 95% interval and the sample count. With --commitments (no points)
-    the candidates are commitments instead of single actions: an action that cannot be taken back
-    (one that turns a card over, a card taken from the waste), shown after the reversible actions
-    that lead to it ("D D 7h:W>3": draw twice, then play 7h); the hint is its first action. A typed-in position starts with the clock at 0 and no
-    points.
+    scoring, with a 95% interval and the sample count. With --commitments (no points) the
+    candidates are commitments instead of single actions: an action that cannot be taken back (one
+    that turns a card over, a card taken from the waste), shown after the reversible actions that
+    lead to it ("D D 7h:W>3": draw twice, then play 7h); the hint is its first action. A typed-in
+    position starts with the clock at 0 and no points.
 
     Exit code: 0 a hint, 1 nothing to hint (the game is over), 2 bad input (an illegal move played,
     an impossible position).

@@ -25,7 +25,7 @@ from .notation import Action, move
 from .positions import UNKNOWN
 
 KING = 13
-MAX_POSITIONS = 200  # the positions reachable by shuffles that are walked at most
+MAX_POSITIONS = 200  # the positions reachable by reversible play that are walked at most
 
 
 @dataclass(frozen=True)
@@ -121,14 +121,6 @@ def safe_up(position: Position, card: int) -> bool:
     return value <= 2 or all(position.foundations[suit] >= value - 1 for suit in other_colour)
 
 
-def shuffle(game: Game, action: Action) -> bool:
-    """True for the reversible actions a commitment's prefix may hold: all but bringing a safe card
-    (`safe_up`) down from its foundation, which nothing needs."""
-    if action.source == "F" and safe_up(game.position, action.card):
-        return False
-    return reversible(game, action)
-
-
 def _settle(game: Game) -> list[Action]:
     """Send up every pile top that is safe to send up (`safe_up`) and reversible (it turns no card):
     such moves lose nothing, and walking every order of them (with foundation->tableau allowed they
@@ -151,11 +143,11 @@ def _settle(game: Game) -> list[Action]:
 
 
 def commitments(game: Game, max_positions: int | None = None) -> list[Commitment] | None:
-    """The commitments reachable from `game` (whose unknown cards are `UNKNOWN`) through shuffles
-    (see `shuffle`; safe cards go up on the way, see `_settle`), each with its shortest prefix, in
+    """The commitments reachable from `game` (whose unknown cards are `UNKNOWN`) through reversible
+    actions (safe cards go up on the way, see `_settle`), each with its shortest prefix, in
     the order found (breadth first); None when more than `max_positions` positions are reachable
     that way (then a walk through them is too slow, and the commitments found so far may miss the
-    one that matters; default `MAX_POSITIONS`). A game that the shuffles alone win (every card
+    one that matters; default `MAX_POSITIONS`). A game that reversible play alone wins (every card
     known) gives that win as a commitment too."""
     max_positions = MAX_POSITIONS if max_positions is None else max_positions
     unlimited = game.rules.passes is None
@@ -170,7 +162,7 @@ def commitments(game: Game, max_positions: int | None = None) -> list[Commitment
             continue
         for action in current.legal_actions():
             if action.source == "F" and safe_up(current.position, action.card):
-                continue
+                continue  # nothing needs a safe card back down (and `_settle` would send it up again)
             if not reversible(current, action):
                 found.setdefault(decision(current, action), Commitment(prefix, action))
                 continue

@@ -500,8 +500,8 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
     commitments instead (see `solver.commitments`: an action that cannot be taken back, after the
     reversible actions that lead to it; the candidate's action is the first, its `plan` the whole):
     those reachable by reversible play, or when those positions are too many to walk, those the
-    solver's wins in the samples begin with. Candidates are ranked by wins (then undecided samples, then the shorter
-    wins) or by mean score. The budget is shared by all the searches; once its time is spent no
+    solver's wins in the samples begin with. Candidates are ranked by wins (then undecided samples,
+    then the shorter wins) or by mean score. The budget is shared by all the searches; once its time is spent no
     further sample is started (at least one is), and the hint says how many were used.
     """
     if samples < 1:
@@ -594,8 +594,8 @@ def hint_position(position: Position, rules: Ruleset, samples: int = DEFAULT_SAM
 
     Raises PositionError for a position that cannot occur. With no unknown card this is exactly the
     seed's hint (`hint_game`); otherwise the unknown cards are sampled (`hint_unknown`, which weighs
-    commitments instead of single actions with `commitments`). A typed-in
-    position starts with the clock at 0 and no points (its cards on the foundations count as placed).
+    commitments instead of single actions with `commitments`). A typed-in position starts with the
+    clock at 0 and no points (its cards on the foundations count as placed).
     """
     check_position(position, allow_unknown=True)
     game = Game(label_deal(), rules, position)

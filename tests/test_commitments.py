@@ -229,7 +229,8 @@ def test_cli_hint_with_commitments(tmp_path):
     result = CliRunner().invoke(main, args + ["--commitments"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert all(c["plan"][0] == c["action"] for c in data["candidates"]) and data["best"] == data["candidates"][0]["action"]
+    assert all(c["plan"][0] == c["action"] for c in data["candidates"])
+    assert data["best"] == data["candidates"][0]["action"]
     assert any(len(c["plan"]) > 1 for c in data["candidates"])
     plain = json.loads(CliRunner().invoke(main, args).stdout)
     assert all("plan" not in c for c in plain["candidates"])
