@@ -358,6 +358,9 @@ def count_progress(description: str):
               help="With unknown cards: deals sampled consistent with what is seen.")
 @click.option("--rng-seed", type=int, default=0, show_default=True, metavar="S",
               help="With unknown cards: seed of the sampling (the same seed gives the same samples).")
+@click.option("--max-samples", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With unknown cards and no points: close candidates get more samples, up to N in all "
+                   "(default: --samples, no more).")
 @click.option("--commitments", is_flag=True,
               help="With unknown cards and no points: rank commitments (see above) instead of single actions.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
@@ -368,19 +371,20 @@ def count_progress(description: str):
               help="Memory of each search.")
 @click.option("--json", "as_json", is_flag=True, help="Print the hint as JSON.")
 @friendly_errors
-def hint_command(position_file, played, played_file, top, samples, rng_seed, commitments, max_nodes, time_limit,
-                 memory_mb, as_json, **kw):
+def hint_command(position_file, played, played_file, top, samples, rng_seed, max_samples, commitments, max_nodes,
+                 time_limit, memory_mb, as_json, **kw):
     """The best next action: in the game of SEED after --played moves, or in a typed-in --position.
 
     With every card known (a deal, or a position without ??), "best" is the highest score under a
     scoring ruleset (stopping now is a candidate too), otherwise a win in the fewest actions, then
     the most cards on the foundations: "wins in 87 actions", "best score 71,350", "no win: best is
     to stop now at 12,400". With unknown cards, deals consistent with what is seen are sampled
-    (--samples, --rng-seed) and the actions are ranked by win probability, or mean score under
-    scoring, with a 95% interval and the sample count. With --commitments (no points) the
-    candidates are commitments instead of single actions: an action that cannot be taken back (one
-    that turns a card over, a card taken from the waste), shown after the reversible actions that
-    lead to it ("D D 7h:W>3": draw twice, then play 7h); the hint is its first action. A typed-in
+    (--samples, --rng-seed) and the actions are ranked by win probability, or mean score under scoring,
+    with a 95% interval and the sample count; with --max-samples, the candidates the leader has not
+    clearly beaten yet (a sign test on the shared samples) are judged in more deals. With --commitments
+    (no points) the candidates are commitments instead of single actions: an action that cannot be taken
+    back (one that turns a card over, a card taken from the waste), shown after the reversible actions
+    that lead to it ("D D 7h:W>3": draw twice, then play 7h); the hint is its first action. A typed-in
     position starts with the clock at 0 and no points.
 
     Exit code: 0 a hint, 1 nothing to hint (the game is over), 2 bad input (an illegal move played,
@@ -409,7 +413,7 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, com
         if position_file is not None:
             result = hint_lib.hint_position(position, rules, samples=samples, rng_seed=rng_seed, top=top,
                                             time_limit=time_limit, max_nodes=max_nodes, memory_mb=memory_mb,
-                                            progress=update, commitments=commitments)
+                                            progress=update, commitments=commitments, max_samples=max_samples)
         else:
             result = hint_lib.hint(the_deal, rules, tokens, top=top, time_limit=time_limit, max_nodes=max_nodes,
                                    memory_mb=memory_mb, progress=update)

@@ -1,7 +1,8 @@
 """Honest play benchmark: whole draw-3, unlimited-pass games played by the honest hint alone.
 
     python benchmarks/honest_play.py --games 20 [--time-limit 5] [--max-nodes 2000000] [--samples 16] \\
-        [--first-seed 1] [--jobs 1] [--max-actions 1000] [--look-first] [--commitments] [--games-table] \\
+        [--first-seed 1] [--jobs 1] [--max-samples N] [--max-actions 1000] [--look-first] [--commitments] \\
+        [--games-table] \\
         [--json out.json]
 
 The player sees a face-down card only when the game turns it (a tableau card turned, a stock card
@@ -44,7 +45,7 @@ PUBLISHED = ("36.97 ± 1.92% (Bjarnason, Fern and Tadepalli 2009, hidden cards, 
 
 
 def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int,
-              look_first: bool = False, commitments: bool = False) -> dict:
+              look_first: bool = False, commitments: bool = False, max_samples: int | None = None) -> dict:
     """Play the native deal `seed` to its end with the honest hint; returns the game's record."""
     began = time.perf_counter()
     game = Game(Deal.from_seed(seed), RULES)
@@ -59,7 +60,8 @@ def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None,
             end = "won"
             break
         result = honest_hint(game, observer.seen, samples=samples, rng_seed=seed * 1_000_003 + decisions,
-                             top=None, time_limit=time_limit, max_nodes=max_nodes, commitments=commitments)
+                             top=None, time_limit=time_limit, max_nodes=max_nodes, commitments=commitments,
+                             max_samples=max_samples)
         decisions += 1
         if result.mode == "known" and result.best is not None and result.best.outcome.won:
             for token in result.best.outcome.line:  # every card has been seen: the hint's line is a sure win
@@ -71,7 +73,8 @@ def play_game(seed: int, samples: int, time_limit: float, max_nodes: int | None,
             result = honest_hint(game, observer.seen, samples=RESIGN_SAMPLES * samples,
                                  rng_seed=seed * 1_000_003 + decisions, top=None, time_limit=RESIGN_SAMPLES * time_limit,
                                  max_nodes=None if max_nodes is None else RESIGN_SAMPLES * max_nodes,
-                                 commitments=commitments)
+                                 commitments=commitments,
+                                 max_samples=None if max_samples is None else RESIGN_SAMPLES * max_samples)
         choice, loops = None, False
         for candidate in result.candidates:  # the best first
             if candidate.action is None or candidate.outcome.hopeless:
@@ -102,9 +105,10 @@ def _play(args: tuple) -> dict:
 
 
 def run(games: int, first_seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int,
-        jobs: int, show_progress: bool, look_first: bool = False, commitments: bool = False) -> list[dict]:
+        jobs: int, show_progress: bool, look_first: bool = False, commitments: bool = False,
+        max_samples: int | None = None) -> list[dict]:
     """Play `games` deals (native seeds from `first_seed`); the records in seed order."""
-    tasks = [(seed, samples, time_limit, max_nodes, max_actions, look_first, commitments)
+    tasks = [(seed, samples, time_limit, max_nodes, max_actions, look_first, commitments, max_samples)
              for seed in range(first_seed, first_seed + games)]
     records = []
     with tqdm(total=games, desc="honest play", unit="game", file=sys.stderr, disable=not show_progress) as bar:
@@ -147,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-nodes", type=int, default=2_000_000,
                         help="nodes per hint, shared by its searches; 0 for no limit (default 2,000,000)")
     parser.add_argument("--samples", type=int, default=16, help="sampled deals per hint (default 16)")
+    parser.add_argument("--max-samples", type=int, default=None,
+                        help="close candidates get more samples, up to this many (default: --samples, no more)")
     parser.add_argument("--max-actions", type=int, default=1000, help="actions before a game is stopped (default 1000)")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--look-first", action="store_true",
@@ -167,6 +173,9 @@ def main(argv=None) -> int:
         if getattr(args, name) < 1:
             print(f"honest_play: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
+    if args.max_samples is not None and args.max_samples < args.samples:
+        print("honest_play: error: --max-samples must be at least --samples", file=sys.stderr)
+        return 2
     if args.max_nodes < 0:
         print("honest_play: error: --max-nodes must be >= 0", file=sys.stderr)
         return 2
@@ -175,7 +184,8 @@ def main(argv=None) -> int:
         return 2
     try:
         records = run(args.games, args.first_seed, args.samples, args.time_limit, args.max_nodes or None,
-                      args.max_actions, args.jobs, args.progress, args.look_first, args.commitments)
+                      args.max_actions, args.jobs, args.progress, args.look_first, args.commitments,
+                      args.max_samples)
     except KeyboardInterrupt:
         print("honest_play: interrupted", file=sys.stderr)
         return 130
@@ -184,7 +194,9 @@ def main(argv=None) -> int:
     print(f"honest play: {RULES.describe()}")
     nodes = f"{args.max_nodes:,} nodes" if args.max_nodes else "no node limit"
     player = ", ".join(["looks through the stock first"] * args.look_first + ["weighs commitments"] * args.commitments)
-    print(f"seeds {seeds}; per hint {args.samples} samples, {args.time_limit:g} s, {nodes}; {args.jobs} job(s)"
+    samples = f"{args.samples} samples" + (f" (up to {args.max_samples} for close candidates)"
+                                           if args.max_samples and args.max_samples > args.samples else "")
+    print(f"seeds {seeds}; per hint {samples}, {args.time_limit:g} s, {nodes}; {args.jobs} job(s)"
           + (f"; the player {player}" if player else ""))
     if args.games_table:
         for r in records:

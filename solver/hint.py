@@ -45,6 +45,7 @@ DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 256
 DEFAULT_SAMPLES = 20
 STOP = "stop"
+SIGN_TEST_Z = 2.0  # how clearly (in standard deviations of a fair coin) the leader must win its duels
 
 # The 97.5% quantile of Student's t for 1..30 degrees of freedom (two-sided 95% intervals).
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
@@ -205,6 +206,17 @@ class Estimate:
     undecided: int = 0  # samples where the search ran out of budget before a verdict
     win_actions: list[int] = field(default_factory=list)  # per won sample: actions to the solver's win
     scores: list[int] = field(default_factory=list)  # scoring rulesets: per sample, the best score found
+    won_in: dict[int, bool] = field(default_factory=dict)  # per sample judged (by index): won or not
+
+    def record(self, sample: int, result: str, actions: int = 0) -> None:
+        """One sampled deal judged: `result` (win, loss, unknown), `actions` to the win."""
+        self.samples += 1
+        self.won_in[sample] = result == "win"
+        if result == "win":
+            self.wins += 1
+            self.win_actions.append(actions)
+        elif result == "unknown":
+            self.undecided += 1
 
     @property
     def probability(self) -> float:
@@ -226,12 +238,14 @@ class Estimate:
         return mean_interval(self.scores) if self.scores else None
 
     def sort_key(self) -> tuple:
-        """Bigger is better: the mean score; or the wins, then the undecided samples, then the
-        shorter wins (an action that wins as often but sooner makes progress)."""
+        """Bigger is better: the mean score; or the share of samples won, then of samples undecided,
+        then the shorter wins (an action that wins as often but sooner makes progress). Shares, not
+        counts: the leading candidates may have been judged in more samples than the others."""
         if self.scores:
             return (self.mean_score()[0], self.wins)
         mean_length = sum(self.win_actions) / len(self.win_actions) if self.win_actions else math.inf
-        return (self.wins, self.undecided, -mean_length)
+        samples = max(1, self.samples)
+        return (self.wins / samples, self.undecided / samples, -mean_length)
 
     def describe(self, stop: bool = False, first: bool = False) -> str:
         """`win probability 85% (95% interval 64% to 95%, 20 samples)` or `mean score 23,400 (...)`."""
@@ -456,41 +470,63 @@ def _plans_from_lines(game: Game, worlds: list[Game], budget: Budget, began: flo
 
 
 def _judge_wins(world: Game, plans: list[tuple[Action, ...]], estimates: list[Estimate], budget: Budget,
-                first_wins: bool, root=None) -> None:
-    """Winnability of every candidate (a plan: one action, or a commitment's actions) in one sampled
-    deal. A loss from the position itself (`root`, solved here unless given) is a loss after every
-    plan; with `first_wins` (every plan one action, one per distinct position after it) the first
-    action of a win wins, and the other plans are solved one by one."""
+                first_wins: bool, root=None, sample: int = 0, judged: list[int] | None = None) -> None:
+    """Winnability of the candidates `judged` (indices into `plans`, default all; a plan is one
+    action, or a commitment's actions) in one sampled deal, recorded as sample number `sample`. A
+    loss from the position itself (`root`, solved here unless given) is a loss after every plan; with
+    `first_wins` (every plan one action, one per distinct position after it) the first action of a
+    win wins, and the other plans are solved one by one."""
     args = _judge_args(budget)
+    indices = list(range(len(plans))) if judged is None else judged
     if root is None:
         root = solve(world.deal, world.rules, start=world.position, **args)
     if root.result == "loss":
+        for index in indices:
+            estimates[index].record(sample, "loss")
         return
-    judged = None
+    first = None
     if root.result == "win" and first_wins:
-        judged = _index_of([plan[0] for plan in plans], world, line_module.first_token(world, root.path))
-        estimates[judged].wins += 1
-        estimates[judged].win_actions.append(root.actions)
-    for index, plan in enumerate(plans):
-        if index == judged:
+        first = _index_of([plan[0] for plan in plans], world, line_module.first_token(world, root.path))
+        if first in indices:
+            estimates[first].record(sample, "win", root.actions)
+    for index in indices:
+        if index == first:
             continue
         after = fork(world)
-        for action in plan:
+        for action in plans[index]:
             after.apply(action)
         if after.won:
-            estimates[index].wins += 1
-            estimates[index].win_actions.append(len(plan))
+            estimates[index].record(sample, "win", len(plans[index]))
             continue
         verdict = solve(after.deal, after.rules, start=after.position, **args)
-        if verdict.result == "win":
-            estimates[index].wins += 1
-            estimates[index].win_actions.append(len(plan) + verdict.actions)
-        elif verdict.result == "unknown":
-            estimates[index].undecided += 1
+        won = verdict.result == "win"
+        estimates[index].record(sample, verdict.result, len(plans[index]) + verdict.actions if won else 0)
+
+
+def contenders(estimates: list[Estimate]) -> list[int]:
+    """The candidates still in the running: the leader (by `Estimate.sort_key`) and every candidate
+    it has not yet clearly beaten. The samples are shared, so the comparison is paired: only the
+    samples one of the two wins and the other does not tell them apart, and the leader has clearly
+    won when it wins SIGN_TEST_Z standard deviations more of those than a fair coin would (a sign
+    test). A candidate no sample tells apart from the leader is left out too: more samples of the same
+    kind would most likely not tell them apart either (a run moved one way or the other)."""
+    leader = max(range(len(estimates)), key=lambda i: estimates[i].sort_key())
+    best = estimates[leader].won_in
+    kept = [leader]
+    for index, estimate in enumerate(estimates):
+        if index == leader:
+            continue
+        common = [s for s in estimate.won_in if s in best]
+        ahead = sum(best[s] and not estimate.won_in[s] for s in common)
+        behind = sum(estimate.won_in[s] and not best[s] for s in common)
+        if ahead + behind and ahead - behind < SIGN_TEST_Z * math.sqrt(ahead + behind):
+            kept.append(index)
+    return kept
 
 
 def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, top: int | None = 1,
-                 budget: Budget = Budget(), progress=None, commitments: bool = False) -> Hint:
+                 budget: Budget = Budget(), progress=None, commitments: bool = False,
+                 max_samples: int | None = None) -> Hint:
     """The best next action of a game whose position has unknown cards (`UNKNOWN`), by sampling.
 
     Each sample deals the unseen cards at random (a `random.Random(rng_seed)` permutation) into the
@@ -500,12 +536,19 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
     commitments instead (see `solver.commitments`: an action that cannot be taken back, after the
     reversible actions that lead to it; the candidate's action is the first, its `plan` the whole):
     those reachable by reversible play, or when those positions are too many to walk, those the
-    solver's wins in the samples begin with. Candidates are ranked by wins (then undecided samples,
-    then the shorter wins) or by mean score. The budget is shared by all the searches; once its time is spent no
-    further sample is started (at least one is), and the hint says how many were used.
+    solver's wins in the samples begin with. Candidates are ranked by the share of samples won (then
+    undecided, then the shorter wins) or by mean score. With `max_samples` above `samples` (winnability
+    only), once every candidate is judged in `samples` deals, further deals judge only the candidates
+    the leader has not clearly beaten yet (`contenders`), up to `max_samples` deals in all.
+    The budget of the first `samples` deals is shared by their searches, and each search of a further
+    deal gets the same share; once the time is spent no further sample is started (at least one is),
+    and the hint says how many were used.
     """
     if samples < 1:
         raise KlondikeError("the number of samples must be at least 1")
+    max_samples = samples if max_samples is None else max_samples
+    if max_samples < samples:
+        raise KlondikeError("the most samples cannot be fewer than the samples")
     began = time.perf_counter()
     position = game.position
     known = visible_cards(position) | {c for pile in position.piles for c in pile} | set(position.stock)
@@ -551,14 +594,25 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
                 estimates[index].scores.append(outcome.score)
                 estimates[index].wins += outcome.won
             stop.scores.append(world.score().total)
+            for estimate in estimates + [stop]:
+                estimate.samples = done + 1
         else:
             _judge_wins(world, plans, estimates, share, first_wins=not by_commitment,
-                        root=None if roots is None else roots[sample])
+                        root=None if roots is None else roots[sample], sample=sample)
         done += 1
-        for estimate in estimates + [stop]:
-            estimate.samples = done
         if progress is not None:
             progress(done, samples)
+    # More samples for the candidates still in the running, while no sign test parts them (see
+    # `contenders`): one sample more or less decides between close candidates, and most hints
+    # have one clear leader, so the extra samples go where the decision is close.
+    while not scoring and estimates and roots is None and samples <= done < max_samples and \
+            (budget.time_limit is None or time.perf_counter() - began < budget.time_limit):
+        running = contenders(estimates)
+        if len(running) < 2:
+            break
+        world = fork(game, _fill(position, rng.sample(unseen, len(unseen))))
+        _judge_wins(world, plans, estimates, share, first_wins=not by_commitment, sample=done, judged=running)
+        done += 1
     candidates = ([Candidate(None, stop)] if scoring else []) + [Candidate(plan[0], e, plan if by_commitment else ())
                                                                  for plan, e in zip(plans, estimates)]
     over = None
@@ -570,11 +624,11 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
 # ----- entry points ----------------------------------------------------------------------------------
 
 def _judge(game: Game, samples: int, rng_seed: int, top: int | None, budget: Budget, progress,
-           commitments: bool) -> Hint:
+           commitments: bool, max_samples: int | None) -> Hint:
     """The known path when every card is known, else the sampled one."""
     if unknown_count(game.position) == 0:
         return hint_game(game, top, budget, progress)
-    return hint_unknown(game, samples, rng_seed, top, budget, progress, commitments)
+    return hint_unknown(game, samples, rng_seed, top, budget, progress, commitments, max_samples)
 
 
 def hint(deal: Deal, rules: Ruleset, played_tokens=(), top: int | None = 1,
@@ -589,29 +643,33 @@ def hint(deal: Deal, rules: Ruleset, played_tokens=(), top: int | None = 1,
 
 def hint_position(position: Position, rules: Ruleset, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0,
                   top: int | None = 1, time_limit: float | None = DEFAULT_TIME_LIMIT, max_nodes: int | None = None,
-                  memory_mb: int = DEFAULT_MEMORY_MB, progress=None, commitments: bool = False) -> Hint:
+                  memory_mb: int = DEFAULT_MEMORY_MB, progress=None, commitments: bool = False,
+                  max_samples: int | None = None) -> Hint:
     """The best next action in a typed-in position, `UNKNOWN` (`??`) for cards not seen.
 
     Raises PositionError for a position that cannot occur. With no unknown card this is exactly the
     seed's hint (`hint_game`); otherwise the unknown cards are sampled (`hint_unknown`, which weighs
-    commitments instead of single actions with `commitments`). A typed-in position starts with the
+    commitments instead of single actions with `commitments`, and gives close candidates more samples
+    up to `max_samples`). A typed-in position starts with the
     clock at 0 and no points (its cards on the foundations count as placed).
     """
     check_position(position, allow_unknown=True)
     game = Game(label_deal(), rules, position)
-    return _judge(game, samples, rng_seed, top, Budget(time_limit, max_nodes, memory_mb), progress, commitments)
+    return _judge(game, samples, rng_seed, top, Budget(time_limit, max_nodes, memory_mb), progress, commitments,
+                  max_samples)
 
 
 def honest_hint(game: Game, seen=frozenset(), samples: int = DEFAULT_SAMPLES, rng_seed: int = 0,
                 top: int | None = 1, time_limit: float | None = DEFAULT_TIME_LIMIT, max_nodes: int | None = None,
-                memory_mb: int = DEFAULT_MEMORY_MB, progress=None, commitments: bool = False) -> Hint:
+                memory_mb: int = DEFAULT_MEMORY_MB, progress=None, commitments: bool = False,
+                max_samples: int | None = None) -> Hint:
     """The best next action of a game in progress from what the player can see: the face-down tableau
     cards and the stock cards not seen yet are unknown and sampled; `seen` are the cards shown earlier
     in the game (see `Observer`). The clock and points of the game count. The deal itself is not
-    looked at. `commitments`: see `hint_unknown`."""
+    looked at. `commitments`, `max_samples`: see `hint_unknown`."""
     masked = visible_position(game.position, set(seen) | visible_cards(game.position))
     return _judge(fork(game, masked, deal=label_deal()), samples, rng_seed, top,
-                  Budget(time_limit, max_nodes, memory_mb), progress, commitments)
+                  Budget(time_limit, max_nodes, memory_mb), progress, commitments, max_samples)
 
 
 class Observer:

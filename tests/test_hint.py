@@ -157,6 +157,54 @@ def test_sampled_hint_ranks_by_win_probability():
     assert keys == sorted(keys, reverse=True)
 
 
+def _estimate(verdicts: str) -> hint_lib.Estimate:
+    """An Estimate judged in len(verdicts) samples: W won, L lost, U undecided."""
+    estimate = hint_lib.Estimate()
+    for sample, verdict in enumerate(verdicts):
+        estimate.record(sample, {"W": "win", "L": "loss", "U": "unknown"}[verdict], 10)
+    return estimate
+
+
+def test_estimate_records_verdicts_per_sample():
+    estimate = _estimate("WLUW")
+    assert (estimate.samples, estimate.wins, estimate.undecided) == (4, 2, 1)
+    assert estimate.won_in == {0: True, 1: False, 2: False, 3: True} and estimate.win_actions == [10, 10]
+    # ranked by shares: a candidate judged in more samples is not favoured by its larger counts
+    assert _estimate("WL").sort_key() > _estimate("WLLLWL").sort_key()
+
+
+def test_contenders_are_those_the_leader_has_not_clearly_beaten():
+    leader = _estimate("WWWWWWWWWWWWLLLL")
+    beaten = _estimate("LLLLLLLLWWWWLLLL")  # the leader wins 8 duels, loses none: 8 >= 2 * sqrt(8)
+    close = _estimate("WWWWWWWWWWLLWLLL")  # 2 duels won, 1 lost: not clear yet
+    twin = _estimate("WWWWWWWWWWWWLLLL")  # never told apart from the leader: more samples would not either
+    assert hint_lib.contenders([beaten, leader, close, twin]) == [1, 2]
+    assert hint_lib.contenders([leader]) == [0]
+
+
+def test_close_candidates_get_more_samples_up_to_the_most():
+    rules = CLASSIC.with_overrides(passes=None, foundation_to_tableau=True)
+    deal = Deal.from_seed(1)
+    game = Game(deal, rules)
+    for token in [t for t in solve(deal, rules, max_nodes=200_000).line if not t.endswith("*")][:5]:
+        game.play(token)  # a position where the first samples do not part the candidates
+    hidden = hint_lib.visible_position(game.position)
+    plain = hint_lib.hint_position(hidden, rules, samples=4, rng_seed=3, top=None, **NODES)
+    more = hint_lib.hint_position(hidden, rules, samples=4, rng_seed=3, top=None, max_samples=12, **NODES)
+    again = hint_lib.hint_position(hidden, rules, samples=4, rng_seed=3, top=None, max_samples=12, **NODES)
+    assert [c.to_json() for c in more.candidates] == [c.to_json() for c in again.candidates]  # seeded
+    assert plain.samples == 4 and 4 < more.samples <= 12
+    counts = sorted(c.outcome.samples for c in more.candidates)
+    assert counts[0] >= 4 and counts[-1] == more.samples
+    for candidate in more.candidates:  # judged in the first 4 deals, then in some of the others
+        assert set(range(4)) <= set(candidate.outcome.won_in) <= set(range(more.samples))
+    # the first 4 samples are the same deals as without the extra samples
+    first_four = {c.token: {s: w for s, w in c.outcome.won_in.items() if s < 4} for c in more.candidates}
+    assert first_four == {c.token: c.outcome.won_in for c in plain.candidates}
+    with pytest.raises(KlondikeError, match="fewer than the samples"):
+        hint_lib.hint_position(hidden, rules, samples=4, max_samples=3, **NODES)
+
+
 def test_sampled_hint_under_scoring_gives_mean_scores():
     hidden = hint_lib.visible_position(Position.initial(DEAL))
     result = hint_lib.hint_position(hidden, HARMONY, samples=3, rng_seed=1, top=None, **NODES)
@@ -263,6 +311,12 @@ def test_cli_hint_position_with_unknown_cards(tmp_path):
     assert data["candidates"][0]["outcome"].startswith("win probability")
     text = run("hint", "--position", path, "--samples", 3, "--rng-seed", 2, "--max-nodes", 20_000).stdout
     assert "45 cards unknown: 3 sampled deals (rng seed 2)" in text
+    more = run("hint", "--position", path, "--samples", 3, "--max-samples", 6, "--max-nodes", 20_000, "--json")
+    assert more.exit_code == 0, more.output
+    assert 3 <= json.loads(more.stdout)["samples"] <= 6
+    fewer = run("hint", "--position", path, "--samples", 3, "--max-samples", 2)
+    assert fewer.exit_code == 2 and "the most samples cannot be fewer than the samples" in fewer.output
+    assert "Traceback" not in fewer.output
 
 
 def test_play_through_stdin_wins_the_easy_seed(easy):
