@@ -2,8 +2,7 @@
 
     python benchmarks/honest_play.py --games 20 [--time-limit 5] [--max-nodes 2000000] [--samples 16] \\
         [--first-seed 1] [--jobs 1] [--max-samples N] [--max-actions 1000] [--look-first] [--commitments] \\
-        [--games-table] \\
-        [--json out.json]
+        [--games-table] [--json out.json]
 
 The player sees a face-down card only when the game turns it (a tableau card turned, a stock card
 drawn; `solver.hint.Observer`); every action is the first of the honest hint's ranking

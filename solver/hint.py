@@ -440,6 +440,11 @@ def _fill(position: Position, cards: list[int]) -> Position:
                     position.pass_number)
 
 
+def _time_spent(began: float, time_limit: float | None) -> bool:
+    """True once `time_limit` seconds (None: no limit) have passed since `began`."""
+    return time_limit is not None and time.perf_counter() - began >= time_limit
+
+
 def _judge_args(budget: Budget) -> dict:
     """The arguments of the searches that judge a sampled deal: only verdicts, first actions and
     lengths are needed, so the lines are not expanded."""
@@ -455,7 +460,7 @@ def _plans_from_lines(game: Game, worlds: list[Game], budget: Budget, began: flo
     solved once `time_limit` seconds from `began` are spent, but at least one is)."""
     plans, decisions, roots = [], set(), []
     for world in worlds:
-        if roots and time_limit is not None and time.perf_counter() - began >= time_limit:
+        if roots and _time_spent(began, time_limit):
             break
         root = solve(world.deal, world.rules, start=world.position, **_judge_args(budget))
         roots.append(root)
@@ -554,7 +559,11 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
     known = visible_cards(position) | {c for pile in position.piles for c in pile} | set(position.stock)
     unseen = [c for c in range(52) if c not in known]
     rng = random.Random(rng_seed)
-    worlds = [fork(game, _fill(position, rng.sample(unseen, len(unseen)))) for _ in range(samples)]
+
+    def sampled_world() -> Game:
+        return fork(game, _fill(position, rng.sample(unseen, len(unseen))))
+
+    worlds = [sampled_world() for _ in range(samples)]
     scoring = game.rules.scoring is not None
     by_commitment = commitments and commitments_module.applies(game)
     plans: list[tuple[Action, ...]] | None = None
@@ -574,8 +583,7 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
     for sample, world in enumerate(worlds):
         if roots is not None and sample == len(roots):
             break
-        if sample and roots is None and budget.time_limit is not None and \
-                time.perf_counter() - began >= budget.time_limit:
+        if sample and roots is None and _time_spent(began, budget.time_limit):
             break
         if plans is None:  # the legal actions depend only on the cards in sight: the same in every sample
             plans = [(action,) for action, _ in distinct_actions(world)]
@@ -606,12 +614,11 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
     # `contenders`): one sample more or less decides between close candidates, and most hints
     # have one clear leader, so the extra samples go where the decision is close.
     while not scoring and estimates and roots is None and samples <= done < max_samples and \
-            (budget.time_limit is None or time.perf_counter() - began < budget.time_limit):
+            not _time_spent(began, budget.time_limit):
         running = contenders(estimates)
         if len(running) < 2:
             break
-        world = fork(game, _fill(position, rng.sample(unseen, len(unseen))))
-        _judge_wins(world, plans, estimates, share, first_wins=not by_commitment, sample=done, judged=running)
+        _judge_wins(sampled_world(), plans, estimates, share, first_wins=not by_commitment, sample=done, judged=running)
         done += 1
     candidates = ([Candidate(None, stop)] if scoring else []) + [Candidate(plan[0], e, plan if by_commitment else ())
                                                                  for plan, e in zip(plans, estimates)]
@@ -650,8 +657,8 @@ def hint_position(position: Position, rules: Ruleset, samples: int = DEFAULT_SAM
     Raises PositionError for a position that cannot occur. With no unknown card this is exactly the
     seed's hint (`hint_game`); otherwise the unknown cards are sampled (`hint_unknown`, which weighs
     commitments instead of single actions with `commitments`, and gives close candidates more samples
-    up to `max_samples`). A typed-in position starts with the
-    clock at 0 and no points (its cards on the foundations count as placed).
+    up to `max_samples`). A typed-in position starts with the clock at 0 and no points (its cards on
+    the foundations count as placed).
     """
     check_position(position, allow_unknown=True)
     game = Game(label_deal(), rules, position)
