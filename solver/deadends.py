@@ -14,6 +14,10 @@ once (a least fixpoint); if even it cannot put some card up, the real game canno
 
 This covers, for example, a card lying above the card below it in suit and above both its
 bases in the same pile: it can never leave, so nothing under it ever comes out.
+
+The fixpoint runs on 64-bit card sets (bit `card` per card): every round works out at once the
+set of cards that can leave, with a few shifts for "one of its bases is on top", so the test
+costs little more than a pass over the piles to set it up (it runs at every node).
 """
 
 from __future__ import annotations
@@ -22,82 +26,109 @@ import numpy as np
 from numba import njit
 
 from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT
-from .state import (BASE_MASK, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES,
-                    TALON, TALON_LEN, WASTE_COUNT)
+from .state import FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON, TALON_LEN, WASTE_COUNT
 
 ONE = np.uint64(1)
+SUIT_BITS = np.uint64(0x1FFF)  # the 13 cards of one suit, as bits from the suit's ace
+CLUBS, DIAMONDS, HEARTS, SPADES = (SUIT_BITS << np.uint64(13 * suit) for suit in range(4))
+ACES = np.uint64(sum(1 << (13 * suit) for suit in range(4)))
+KINGS = ACES << np.uint64(12)
+NO_CARD = -1
+# The index of the lowest set bit of a 64-bit word w: DE_BRUIJN_INDEX[((w & -w) * DE_BRUIJN) >> 58].
+DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
+
+
+def _de_bruijn_index() -> np.ndarray:
+    table = np.zeros(64, dtype=np.int64)
+    for index in range(64):
+        table[(((1 << index) * int(DE_BRUIJN)) & (2**64 - 1)) >> 58] = index
+    return table
+
+
+DE_BRUIJN_INDEX = _de_bruijn_index()
 
 
 @njit(cache=True)
-def _bit(card):
-    return ONE << np.uint64(card)
+def _lowest_bit_index(word):
+    """The index of the lowest set bit of a non-zero uint64."""
+    lowest = word & (~word + ONE)
+    return DE_BRUIJN_INDEX[np.int64((lowest * DE_BRUIJN) >> np.uint64(58))]
 
 
 @njit(cache=True)
-def _can_leave(card, on_top_only, exposable, up_heights):
-    """In the relaxation: can `card` (with what lies on it) ever leave its place?"""
-    on_top = exposable & _bit(card) != 0
-    if on_top_only and not on_top:
-        return False
-    if CARD_VALUE[card] == 13:
-        return True
-    if on_top and up_heights[card // 13] >= CARD_VALUE[card]:
-        return True
-    return exposable & BASE_MASK[card] != 0  # one of its bases has been on top somewhere
+def _cards_on(bases):
+    """The cards that may lie on some card of `bases` in the tableau (one lower, other colour)."""
+    lower = (bases & ~ACES) >> ONE  # each base's own suit, one lower; a suit's ace has none
+    clubs, spades = lower & CLUBS, lower & SPADES
+    diamonds, hearts = lower & DIAMONDS, lower & HEARTS
+    # move each suit's block onto the blocks of the two suits of the other colour
+    thirteen, twenty_six = np.uint64(13), np.uint64(26)
+    black_to_red = (clubs << thirteen) | (clubs << twenty_six) | (spades >> twenty_six) | (spades >> thirteen)
+    red_to_black = (diamonds >> thirteen) | (diamonds << twenty_six) | (hearts >> twenty_six) | (hearts << thirteen)
+    return black_to_red | red_to_black
 
 
 @njit(cache=True)
 def relaxed_unwinnable(state, params):
     """True if the relaxed game (module docstring) cannot put every card up: the position is lost."""
+    # `below[card]`: the card it lies on, where that card can come out only once it has left;
+    # `on_top_only`: the cards that can leave only from the top (face-down, or in a stacked waste).
+    below = np.empty(52, dtype=np.int8)
+    has_below = np.uint64(0)
+    on_top_only = np.uint64(0)
     exposable = np.uint64(0)
     if params[PARAM_F2T]:
         for suit in range(4):
-            for value in range(state[FOUNDATION + suit]):
-                exposable |= _bit(suit * 13 + value)
+            exposable |= ((ONE << np.uint64(state[FOUNDATION + suit])) - ONE) << np.uint64(13 * suit)
     pass_limit = params[PARAM_PASS_LIMIT]
     waste_count = state[WASTE_COUNT]
     waste_is_stack = pass_limit != 0 and state[PASS] >= pass_limit
     first_free = waste_count - 1 if waste_is_stack and waste_count > 0 else 0
     for i in range(first_free, state[TALON_LEN]):
-        exposable |= _bit(state[TALON + i])
+        exposable |= ONE << np.uint64(state[TALON + i])
+    for i in range(1, first_free + 1):
+        card = state[TALON + i]
+        below[card] = state[TALON + i - 1]
+        has_below |= ONE << np.uint64(card)
+    on_top_only = has_below  # every stacked waste card above the bottom one
     for pile in range(PILES):
         length = state[PILE_LEN + pile]
-        if length > 0:
-            exposable |= _bit(state[PILE_CARDS + pile * PILE_SLOTS + length - 1])
-    up_heights = np.zeros(4, dtype=np.int64)
-    changed = True
-    while changed:
-        changed = False
+        if length == 0:
+            continue
+        base = PILE_CARDS + pile * PILE_SLOTS
+        down = state[FACE_DOWN + pile]
+        exposable |= ONE << np.uint64(state[base + length - 1])
+        for index in range(1, length):
+            card = state[base + index]
+            below[card] = state[base + index - 1]
+            has_below |= ONE << np.uint64(card)
+            if index < down:
+                on_top_only |= ONE << np.uint64(card)
+    foundation_low = np.empty(4, dtype=np.uint64)  # per suit, the cards already up, as bits
+    for suit in range(4):
+        foundation_low[suit] = (ONE << np.uint64(state[FOUNDATION + suit])) - ONE
+    left = np.uint64(0)  # cards already found able to leave
+    while True:
+        up = np.uint64(0)  # the cards the relaxed game can put up (a run from each suit's ace)
         all_up = True
         for suit in range(4):
-            height = max(up_heights[suit], state[FOUNDATION + suit])
-            while height < 13 and exposable & _bit(suit * 13 + height):
-                height += 1
-            if height != up_heights[suit]:
-                up_heights[suit] = height
-                changed = True
-            all_up = all_up and height == 13
+            shift = np.uint64(13 * suit)
+            in_reach = ((exposable >> shift) & SUIT_BITS) | foundation_low[suit]
+            height = _lowest_bit_index(~in_reach)  # the length of the run from the ace
+            all_up = all_up and height >= 13
+            up |= ((ONE << np.uint64(height)) - ONE) << shift
         if all_up:
             return False  # the relaxed game puts every card up: no proof here
-        for pile in range(PILES):
-            base = PILE_CARDS + pile * PILE_SLOTS
-            down = state[FACE_DOWN + pile]
-            for index in range(state[PILE_LEN + pile] - 2, -1, -1):
-                card = state[base + index]
-                if exposable & _bit(card):
-                    continue
-                if _can_leave(state[base + index + 1], index + 1 < down, exposable, up_heights):
-                    exposable |= _bit(card)
-                    changed = True
-        for index in range(first_free - 1, -1, -1):
-            card = state[TALON + index]
-            if not exposable & _bit(card) and _can_leave(state[TALON + index + 1], True, exposable, up_heights):
-                exposable |= _bit(card)
-                changed = True
-    for suit in range(4):
-        if up_heights[suit] < 13:
+        movable = KINGS | _cards_on(exposable)
+        can_leave = (exposable & (movable | up)) | (~on_top_only & movable)
+        newly = can_leave & has_below & ~left
+        if newly == 0:
             return True
-    return False
+        left |= newly
+        while newly != 0:
+            card = _lowest_bit_index(newly)
+            exposable |= ONE << np.uint64(below[card])
+            newly &= newly - ONE
 
 
 @njit(cache=True)

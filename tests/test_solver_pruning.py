@@ -105,3 +105,72 @@ def test_pruned_search_agrees_with_unpruned(name):
     assert verdicts.count(WIN) >= len(verdicts) // 2, verdicts
     if rules.passes is not None:
         assert EXHAUSTED in verdicts, verdicts
+
+
+def relaxation_by_rounds(position, rules):
+    """The relaxed game of `solver.deadends`, played card by card in plain Python over a Position
+    (an oracle for the bitboard kernel): True if it cannot put every card up."""
+    def value(card):
+        return card % 13 + 1
+
+    def is_red(card):
+        return card // 13 in (1, 2)
+
+    def bases(card):
+        return {s * 13 + value(card) for s in range(4) if is_red(s * 13) != is_red(card)} if value(card) < 13 else set()
+
+    exposable = set()
+    if rules.foundation_to_tableau:
+        exposable |= {s * 13 + v for s in range(4) for v in range(position.foundations[s])}
+    stacked = rules.passes is not None and position.pass_number >= rules.passes
+    waste = list(position.waste)
+    free_waste = waste[-1:] if stacked else waste
+    exposable |= set(free_waste) | set(position.stock)
+    # (card, the card lying on it, that card can move only from the top)
+    lies_under = []
+    if stacked:
+        lies_under += [(waste[i], waste[i + 1], True) for i in range(len(waste) - 1)]
+    for pile, down in zip(position.piles, position.face_down):
+        if pile:
+            exposable.add(pile[-1])
+        lies_under += [(pile[i], pile[i + 1], i + 1 < down) for i in range(len(pile) - 1)]
+    heights = list(position.foundations)
+    while True:
+        for s in range(4):
+            while heights[s] < 13 and s * 13 + heights[s] in exposable:
+                heights[s] += 1
+        grown = False
+        for card, above, top_only in lies_under:
+            on_top = above in exposable
+            if card in exposable or (top_only and not on_top):
+                continue
+            if value(above) == 13 or (on_top and heights[above // 13] >= value(above)) or bases(above) & exposable:
+                exposable.add(card)
+                grown = True
+        if not grown:
+            return min(heights) < 13
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_dead_end_kernel_matches_the_relaxation_played_card_by_card(name):
+    import random
+
+    rules = BENCH_RULESETS[name]
+    params = search_params(rules)
+    rng = random.Random(11)
+    # deal openings (about 2% are dead at once), and random walks from smaller deals
+    positions = [Position.initial(Deal.from_seed(seed)) for seed in range(1, 601)]
+    for start in midgame_positions(rules, 40, 40):
+        game = Game(Deal.from_seed(1), rules, start)
+        for _ in range(60):
+            positions.append(game.position.copy())
+            actions = game.legal_actions()
+            if not actions:
+                break
+            game.apply(rng.choice(actions))
+    verdicts = []
+    for position in positions:
+        expected = relaxation_by_rounds(position, rules)
+        assert relaxed_unwinnable(encode(position), params) == expected, to_text(position)
+        verdicts.append(expected)
+    assert verdicts.count(True) >= 5 and verdicts.count(False) >= 100, (verdicts.count(True), verdicts.count(False))
