@@ -104,16 +104,14 @@ def relaxed_unwinnable(state, params):
             has_below |= ONE << np.uint64(card)
             if index < down:
                 on_top_only |= ONE << np.uint64(card)
-    foundation_low = np.empty(4, dtype=np.uint64)  # per suit, the cards already up, as bits
-    for suit in range(4):
-        foundation_low[suit] = (ONE << np.uint64(state[FOUNDATION + suit])) - ONE
     left = np.uint64(0)  # cards already found able to leave
     while True:
         up = np.uint64(0)  # the cards the relaxed game can put up (a run from each suit's ace)
         all_up = True
         for suit in range(4):
             shift = np.uint64(13 * suit)
-            in_reach = ((exposable >> shift) & SUIT_BITS) | foundation_low[suit]
+            already_up = (ONE << np.uint64(state[FOUNDATION + suit])) - ONE
+            in_reach = ((exposable >> shift) & SUIT_BITS) | already_up
             height = _lowest_bit_index(~in_reach)  # the length of the run from the ace
             all_up = all_up and height >= 13
             up |= ((ONE << np.uint64(height)) - ONE) << shift
