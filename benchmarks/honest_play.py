@@ -139,6 +139,10 @@ def summarize(records: list[dict]) -> dict:
             "ends": {end: sum(r["end"] == end for r in records) for end in sorted({r["end"] for r in records})}}
 
 
+# The default reach of adaptive sampling: over seeds 1-200 it took the win rate to 45.5% (README).
+ADAPTIVE_FACTOR = 4
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
@@ -151,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="nodes per hint, shared by its searches; 0 for no limit (default 2,000,000)")
     parser.add_argument("--samples", type=int, default=16, help="sampled deals per hint (default 16)")
     parser.add_argument("--max-samples", type=int, default=None,
-                        help="close candidates get more samples, up to this many (default: --samples, no more)")
+                        help="close candidates get more samples, up to this many (default: 4 x --samples, so 64)")
     parser.add_argument("--max-actions", type=int, default=1000, help="actions before a game is stopped (default 1000)")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--look-first", action="store_true",
@@ -172,7 +176,9 @@ def main(argv=None) -> int:
         if getattr(args, name) < 1:
             print(f"honest_play: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
-    if args.max_samples is not None and args.max_samples < args.samples:
+    if args.max_samples is None:
+        args.max_samples = ADAPTIVE_FACTOR * args.samples
+    if args.max_samples < args.samples:
         print("honest_play: error: --max-samples must be at least --samples", file=sys.stderr)
         return 2
     if args.max_nodes < 0:
