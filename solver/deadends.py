@@ -33,12 +33,12 @@ SUIT_BITS = np.uint64(0x1FFF)  # the 13 cards of one suit, as bits from the suit
 CLUBS, DIAMONDS, HEARTS, SPADES = (SUIT_BITS << np.uint64(13 * suit) for suit in range(4))
 ACES = np.uint64(sum(1 << (13 * suit) for suit in range(4)))
 KINGS = ACES << np.uint64(12)
-NO_CARD = -1
 # The index of the lowest set bit of a 64-bit word w: DE_BRUIJN_INDEX[((w & -w) * DE_BRUIJN) >> 58].
 DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
 
 
 def _de_bruijn_index() -> np.ndarray:
+    """The table of `_lowest_bit_index`: a bit's index by the top 6 bits of the bit times DE_BRUIJN."""
     table = np.zeros(64, dtype=np.int64)
     for index in range(64):
         table[(((1 << index) * int(DE_BRUIJN)) & (2**64 - 1)) >> 58] = index
@@ -75,7 +75,6 @@ def relaxed_unwinnable(state, params):
     # `on_top_only`: the cards that can leave only from the top (face-down, or in a stacked waste).
     below = np.empty(52, dtype=np.int8)
     has_below = np.uint64(0)
-    on_top_only = np.uint64(0)
     exposable = np.uint64(0)
     if params[PARAM_F2T]:
         for suit in range(4):
