@@ -49,6 +49,12 @@ DE_BRUIJN_INDEX = _de_bruijn_index()
 
 
 @njit(cache=True)
+def _bit(card):
+    """The card set holding only `card`."""
+    return ONE << np.uint64(card)
+
+
+@njit(cache=True)
 def _lowest_bit_index(word):
     """The index of the lowest set bit of a non-zero uint64."""
     lowest = word & (~word + ONE)
@@ -84,11 +90,11 @@ def relaxed_unwinnable(state, params):
     waste_is_stack = pass_limit != 0 and state[PASS] >= pass_limit
     first_free = waste_count - 1 if waste_is_stack and waste_count > 0 else 0
     for i in range(first_free, state[TALON_LEN]):
-        exposable |= ONE << np.uint64(state[TALON + i])
+        exposable |= _bit(state[TALON + i])
     for i in range(1, first_free + 1):
         card = state[TALON + i]
         below[card] = state[TALON + i - 1]
-        has_below |= ONE << np.uint64(card)
+        has_below |= _bit(card)
     on_top_only = has_below  # every stacked waste card above the bottom one
     for pile in range(PILES):
         length = state[PILE_LEN + pile]
@@ -96,13 +102,13 @@ def relaxed_unwinnable(state, params):
             continue
         base = PILE_CARDS + pile * PILE_SLOTS
         down = state[FACE_DOWN + pile]
-        exposable |= ONE << np.uint64(state[base + length - 1])
+        exposable |= _bit(state[base + length - 1])
         for index in range(1, length):
             card = state[base + index]
             below[card] = state[base + index - 1]
-            has_below |= ONE << np.uint64(card)
+            has_below |= _bit(card)
             if index < down:
-                on_top_only |= ONE << np.uint64(card)
+                on_top_only |= _bit(card)
     left = np.uint64(0)  # cards already found able to leave
     while True:
         up = np.uint64(0)  # the cards the relaxed game can put up (a run from each suit's ace)
@@ -124,7 +130,7 @@ def relaxed_unwinnable(state, params):
         left |= newly
         while newly != 0:
             card = _lowest_bit_index(newly)
-            exposable |= ONE << np.uint64(below[card])
+            exposable |= _bit(below[card])
             newly &= newly - ONE
 
 
