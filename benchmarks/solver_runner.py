@@ -11,7 +11,6 @@ from solver.benchmark import warm_up
 from solver.deal import Deal
 from solver.rules import Ruleset
 from solver.solve import solve
-from solver.tt import ENTRY_BYTES as TABLE_ENTRY_BYTES  # bytes per transposition-table slot
 _in_worker_process = False  # set by the pool initializer
 
 
@@ -30,7 +29,7 @@ class DealOutcome:
     """Our solver's answer on one deal.
 
     seconds: as `solve` reports it (search plus the replay check of a winning line).
-    table_entries: size (slots) of the transposition table at the end of the search.
+    table_bytes: size of the transposition tables at the end of the search.
     peak_rss_mb: peak resident memory of the process that solved it, so far in that process's life.
     """
 
@@ -38,7 +37,7 @@ class DealOutcome:
     result: str
     seconds: float
     nodes: int
-    table_entries: int
+    table_bytes: int
     reason: str | None
     actions: int | None
     peak_rss_mb: float
@@ -54,7 +53,7 @@ def solve_seed(seed: int, settings: SolveSettings) -> DealOutcome:
     """Solve the native deal of `seed` under the settings."""
     result = solve(Deal.from_seed(seed), settings.rules, max_nodes=settings.max_nodes,
                    time_limit=settings.time_limit, memory_mb=settings.memory_mb)
-    return DealOutcome(seed, result.result, result.seconds, result.nodes, result.peak_table_entries,
+    return DealOutcome(seed, result.result, result.seconds, result.nodes, result.peak_table_bytes,
                        result.reason, result.actions, peak_rss_mb())
 
 

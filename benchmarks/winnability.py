@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the `benchmarks` package 
 from tqdm import tqdm
 
 from benchmarks.peers import DEFAULT_MAX_STATES, PeerOutcome, PyksolvePool, pyksolve_available, pyksolve_supports
-from benchmarks.solver_runner import TABLE_ENTRY_BYTES, DealOutcome, SolveSettings, solve_seeds
+from benchmarks.solver_runner import DealOutcome, SolveSettings, solve_seeds
 from benchmarks.stats_util import (parse_rule_names, parse_seeds, percentile, run_script, secs, time_summary,
                                    verdict_summary, write_report)
 from solver.benchmark import BENCH_RULESETS, warm_up
@@ -166,7 +166,6 @@ def summarize_ours(outcomes: list[DealOutcome], wall_seconds: float, slowest_cou
     """Verdicts, times, node rate and memory of our solver over a run."""
     times = time_summary([o.seconds for o in outcomes])
     total_nodes = sum(o.nodes for o in outcomes)
-    largest_table = max((o.table_entries for o in outcomes), default=0)
     return {
         "verdicts": verdict_summary([o.result for o in outcomes]),
         "unknown_reasons": dict(Counter(o.reason for o in outcomes if o.result == "unknown")),
@@ -175,8 +174,7 @@ def summarize_ours(outcomes: list[DealOutcome], wall_seconds: float, slowest_cou
         "nodes": total_nodes,
         "nodes_per_second": total_nodes / times["total"] if times["total"] else math.nan,
         "peak_rss_mb": max((o.peak_rss_mb for o in outcomes), default=math.nan),
-        "largest_table_entries": largest_table,
-        "largest_table_mb": largest_table * TABLE_ENTRY_BYTES / (1 << 20),
+        "largest_table_mb": max((o.table_bytes for o in outcomes), default=0) / (1 << 20),
         "slowest": slowest(outcomes, slowest_count),
     }
 
@@ -290,7 +288,7 @@ def print_section(section: dict, jobs: int) -> None:
                  f" = {ours['nodes_per_second'] / 1e6:.2f} M nodes/s")
     whose = "this process" if jobs == 1 else f"largest of {jobs} worker processes"
     lines.append(f"memory: peak RSS {ours['peak_rss_mb']:.0f} MB ({whose}, so far),"
-                 f" largest table {ours['largest_table_entries']:,} slots ({ours['largest_table_mb']:.0f} MB)")
+                 f" largest table {ours['largest_table_mb']:.0f} MB")
     lines.append("slowest: " + ", ".join(f"{s['seed']} ({s['result']}, {secs(s['seconds'])})"
                                          for s in ours["slowest"]))
     print("ours      " + f"\n{pad}".join(lines))

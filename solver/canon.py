@@ -56,3 +56,10 @@ def position_key(state, params):
         if params[PARAM_DRAW] == 1 and not params[PARAM_AUTO]:
             return state_hash(state, False, NO_WASTE_COUNT), state[PASS] * 32 + state[WASTE_COUNT]
     return state_hash(state, pass_limit != 0, state[WASTE_COUNT]), 0
+
+
+def orders_used(params) -> bool:
+    """True if `position_key` can give some position an order other than 0 under these search
+    parameters (then the table must store orders; otherwise keys alone)."""
+    return bool(params[PARAM_PRUNE] and params[PARAM_PASS_LIMIT] != 0 and params[PARAM_DRAW] == 1
+                and not params[PARAM_AUTO])

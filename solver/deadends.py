@@ -25,54 +25,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .cardsets import KINGS, ONE, SUIT_BITS, cards_on, lowest_bit_index, single
 from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT
 from .state import FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON, TALON_LEN, WASTE_COUNT
-
-ONE = np.uint64(1)
-SUIT_BITS = np.uint64(0x1FFF)  # the 13 cards of one suit, as bits from the suit's ace
-CLUBS, DIAMONDS, HEARTS, SPADES = (SUIT_BITS << np.uint64(13 * suit) for suit in range(4))
-ACES = np.uint64(sum(1 << (13 * suit) for suit in range(4)))
-KINGS = ACES << np.uint64(12)
-# The index of the lowest set bit of a 64-bit word w: DE_BRUIJN_INDEX[((w & -w) * DE_BRUIJN) >> 58].
-DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
-
-
-def _de_bruijn_index() -> np.ndarray:
-    """The table of `_lowest_bit_index`: a bit's index by the top 6 bits of the bit times DE_BRUIJN."""
-    table = np.zeros(64, dtype=np.int64)
-    for index in range(64):
-        table[(((1 << index) * int(DE_BRUIJN)) & (2**64 - 1)) >> 58] = index
-    return table
-
-
-DE_BRUIJN_INDEX = _de_bruijn_index()
-
-
-@njit(cache=True)
-def _bit(card):
-    """The card set holding only `card`."""
-    return ONE << np.uint64(card)
-
-
-@njit(cache=True)
-def _lowest_bit_index(word):
-    """The index of the lowest set bit of a non-zero uint64."""
-    lowest = word & (~word + ONE)
-    return DE_BRUIJN_INDEX[np.int64((lowest * DE_BRUIJN) >> np.uint64(58))]
-
-
-@njit(cache=True)
-def _cards_on(bases):
-    """The cards that may lie on some card of `bases` in the tableau (one lower, other colour)."""
-    lower = (bases & ~ACES) >> ONE  # each base's own suit, one lower; a suit's ace has none
-    clubs, spades = lower & CLUBS, lower & SPADES
-    diamonds, hearts = lower & DIAMONDS, lower & HEARTS
-    # move each suit's block onto the blocks of the two suits of the other colour
-    thirteen, twenty_six = np.uint64(13), np.uint64(26)
-    black_to_red = (clubs << thirteen) | (clubs << twenty_six) | (spades >> twenty_six) | (spades >> thirteen)
-    red_to_black = (diamonds >> thirteen) | (diamonds << twenty_six) | (hearts >> twenty_six) | (hearts << thirteen)
-    return black_to_red | red_to_black
-
 
 @njit(cache=True)
 def relaxed_unwinnable(state, params):
@@ -90,11 +45,11 @@ def relaxed_unwinnable(state, params):
     waste_is_stack = pass_limit != 0 and state[PASS] >= pass_limit
     first_free = waste_count - 1 if waste_is_stack and waste_count > 0 else 0
     for i in range(first_free, state[TALON_LEN]):
-        exposable |= _bit(state[TALON + i])
+        exposable |= single(state[TALON + i])
     for i in range(1, first_free + 1):
         card = state[TALON + i]
         below[card] = state[TALON + i - 1]
-        has_below |= _bit(card)
+        has_below |= single(card)
     on_top_only = has_below  # every stacked waste card above the bottom one
     for pile in range(PILES):
         length = state[PILE_LEN + pile]
@@ -102,13 +57,13 @@ def relaxed_unwinnable(state, params):
             continue
         base = PILE_CARDS + pile * PILE_SLOTS
         down = state[FACE_DOWN + pile]
-        exposable |= _bit(state[base + length - 1])
+        exposable |= single(state[base + length - 1])
         for index in range(1, length):
             card = state[base + index]
             below[card] = state[base + index - 1]
-            has_below |= _bit(card)
+            has_below |= single(card)
             if index < down:
-                on_top_only |= _bit(card)
+                on_top_only |= single(card)
     left = np.uint64(0)  # cards already found able to leave
     while True:
         up = np.uint64(0)  # the cards the relaxed game can put up (a run from each suit's ace)
@@ -117,20 +72,20 @@ def relaxed_unwinnable(state, params):
             shift = np.uint64(13 * suit)
             already_up = (ONE << np.uint64(state[FOUNDATION + suit])) - ONE
             in_reach = ((exposable >> shift) & SUIT_BITS) | already_up
-            height = _lowest_bit_index(~in_reach)  # the length of the run from the ace
+            height = lowest_bit_index(~in_reach)  # the length of the run from the ace
             all_up = all_up and height >= 13
             up |= ((ONE << np.uint64(height)) - ONE) << shift
         if all_up:
             return False  # the relaxed game puts every card up: no proof here
-        movable = KINGS | _cards_on(exposable)
+        movable = KINGS | cards_on(exposable)
         can_leave = (exposable & (movable | up)) | (~on_top_only & movable)
         newly = can_leave & has_below & ~left
         if newly == 0:
             return True
         left |= newly
         while newly != 0:
-            card = _lowest_bit_index(newly)
-            exposable |= _bit(below[card])
+            card = lowest_bit_index(newly)
+            exposable |= single(below[card])
             newly &= newly - ONE
 
 

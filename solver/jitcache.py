@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-KERNEL_MODULES = ("state", "movegen", "canon", "deadends", "tt", "search", "objective", "bnb")
+KERNEL_MODULES = ("state", "cardsets", "movegen", "canon", "deadends", "tt", "search", "objective", "bnb")
 _MARKER = "kernels.fingerprint"
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .cardsets import ACES, ONE, SUIT_BITS, bases_of, single
 from .state import (BASE_MASK, CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
                     PILE_SLOTS, PILES, TALON, TALON_LEN, TALON_SLOTS, WASTE_COUNT, MAX_PASS_HASHED)
 
@@ -335,6 +336,48 @@ def could_be_covered(state, card, foundation_to_tableau):
 
 
 @njit(cache=True)
+def worth_taking_down(state):
+    """The foundation cards that may be worth taking down (a card set): without auto-play, every
+    other foundation card is provably of no use in play yet.
+
+    A card taken down is of use only as a base, for a card put on it, or to let the cards under
+    it in its suit come down. So each take-down belongs to a cluster of them that ends when a
+    card from a pile or the talon is put on one of them: the others come down onto cards of the
+    cluster or to uncover one. The whole cluster can wait until just before that last move:
+    until then, keeping its cards up changes nothing. Then that card is face up in a pile or in
+    the talon, and every card of the cluster is one that could take it (a foundation card), a
+    card above such a card in its suit, or a base for a card of the cluster, and so on: the
+    least set closed under those steps, which holds every card worth taking down now.
+    """
+    in_play = np.uint64(0)  # face up in a pile or in the talon
+    for i in range(state[TALON_LEN]):
+        in_play |= single(state[TALON + i])
+    for pile in range(PILES):
+        base = PILE_CARDS + pile * PILE_SLOTS
+        for i in range(state[FACE_DOWN + pile], state[PILE_LEN + pile]):
+            in_play |= single(state[base + i])
+    # Aces never come down: an ace in play is only a blocker. A foundation's cards from its
+    # second card up are bits 1 to height - 1 of its block.
+    up = np.uint64(0)
+    for suit in range(4):
+        height = state[FOUNDATION + suit]
+        if height > 1:
+            up |= (((ONE << np.uint64(height)) - ONE) & ~ONE) << np.uint64(13 * suit)
+    worth = up & bases_of(in_play & ~ACES)
+    while True:
+        # above a card of the cluster in its suit: every bit of the block above its lowest one
+        above = np.uint64(0)
+        for suit in range(4):
+            block = (worth >> np.uint64(13 * suit)) & SUIT_BITS
+            if block != 0:
+                above |= ((SUIT_BITS & ~((block & (~block + ONE)) - ONE))) << np.uint64(13 * suit)
+        grown = worth | (up & (above | bases_of(worth)))
+        if grown == worth:
+            return worth
+        worth = grown
+
+
+@njit(cache=True)
 def _talon_moves(state, tops, params, moves, count, pending):
     """Macro-moves from the stock and waste: every card that repeated talon actions can bring
     to the waste top, to a foundation or a pile, costing that many actions.
@@ -456,6 +499,7 @@ def generate_moves(state, params, moves):
                     count = _card_targets(state, tops, moves, count, card, pile, index, 0, 30 * 64, pile, False)
     count = _talon_moves(state, tops, params, moves, count, pending)
     if f2t:
+        worth = worth_taking_down(state) if prune and not auto else ~np.uint64(0)
         for suit in range(4):
             height = state[FOUNDATION + suit]
             if height == 0:
@@ -464,10 +508,7 @@ def generate_moves(state, params, moves):
             value = CARD_VALUE[card]
             if prune and value == 1:
                 continue  # an ace in the tableau is only ever a blocker
-            if prune and not auto and not could_be_covered(state, card, True):
-                # A card taken down is only of use as a base, and it can be taken down just
-                # before something is put on it (until then, being up changes nothing without
-                # auto-play), so hold it back while nothing could be.
+            if not worth & single(card):
                 continue
             if auto:
                 # it would be auto-played straight back: the move changes nothing but the clock

@@ -128,7 +128,7 @@ class BranchAndBound(ChunkedSearch):
     def _rehash(self, old, new) -> int:
         return rehash_scored(old[0], old[1], old[2], new[0], new[1], new[2])
 
-    def _flush(self, depth: int) -> int:
+    def _free_room(self, depth: int) -> int:
         st = self.stack
         return flush_scored(self.table[0], self.table[1], self.table[2], st["path_keys"], st["points"],
                             st["actions"], depth + 1)

@@ -2,8 +2,8 @@
 
 A kernel works on arrays it is handed (a stack with one row per depth, a transposition table,
 a context array) for a node budget, then returns a status. `ChunkedSearch` owns those arrays:
-it grows the stack and the table within the memory budget (or flushes the table when it is at
-its largest), and runs the kernel until it finishes or a node or time budget runs out.
+it grows the stack and the table within the memory budget (or, at its largest, makes room in
+it: `_free_room`), and runs the kernel until it finishes or a node or time budget runs out.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_SIZE, CTX_TAB
 
 CHUNK_NODES = 100_000
 FIRST_TABLE_ENTRIES = 1 << 14
-TABLE_LOAD = 0.7
+TABLE_LOAD = 0.7  # grow the table at this load
+FULL_TABLE_LOAD = 0.85  # at its largest, fill it this far before making room (probes get longer)
 FIRST_STACK_DEPTH = 128  # grown by doubling on demand: many searches (hints) are tiny
 MIN_MAX_DEPTH = 512  # the stack may always grow this deep, whatever the memory budget
 SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no budget ran out
@@ -28,8 +29,10 @@ SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no bu
 class ChunkedSearch:
     """Owns the arrays of one search and runs its kernel in chunks.
 
-    Subclasses give `stack_layout` (name -> (shape of one level, dtype)), `table_dtypes`, and
-    implement `_kernel(node_budget)`, `_rehash(old, new)` and `_flush(depth)`.
+    Subclasses give `stack_layout` (name -> (shape of one level, dtype)), `table_dtypes` (a
+    column of the table each; an instance may set its own before `__init__`), and implement
+    `_kernel(node_budget)`, `_rehash(old, new)` and `_free_room(depth)` (make room in the table
+    at its largest, keeping the path down to `depth`; returns the entries left).
     """
 
     stack_layout: dict[str, tuple[tuple[int, ...], type]] = {}
@@ -40,7 +43,8 @@ class ChunkedSearch:
         if memory_mb <= 0:
             raise ValueError("memory must be positive")
         budget = int(memory_mb * (1 << 20))
-        level_bytes, entry_bytes = self._sizes()
+        level_bytes = self._level_bytes()
+        entry_bytes = sum(np.dtype(dtype).itemsize for dtype in self.table_dtypes)
         # The stack may take a quarter of the budget; the table the rest.
         self.max_depth = max(MIN_MAX_DEPTH, budget // 4 // level_bytes)
         self.max_stack_bytes = (self.max_depth + 1) * level_bytes  # the stack at its deepest
@@ -53,14 +57,13 @@ class ChunkedSearch:
         self.ctx[CTX_DEPTH] = -1
         self._set_limits()
         self.status = RUNNING
-        self.flushes = 0
+        self.table_purges = 0  # times the table was full at its largest
 
     @classmethod
     @functools.cache
-    def _sizes(cls) -> tuple[int, int]:
-        """(bytes of one stack level, bytes of one table entry), worked out once per class."""
-        level_bytes = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in cls.stack_layout.values())
-        return level_bytes, sum(np.dtype(dtype).itemsize for dtype in cls.table_dtypes)
+    def _level_bytes(cls) -> int:
+        """Bytes of one stack level, worked out once per class."""
+        return sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in cls.stack_layout.values())
 
     def _entries_within(self, table_bytes: int) -> int:
         """The largest table (a power of two) whose growth fits in `table_bytes`: while it grows,
@@ -75,7 +78,7 @@ class ChunkedSearch:
     @property
     def bytes_in_use(self) -> int:
         """Bytes of the table and the stack as they are now."""
-        return sum(array.nbytes for array in self.table) + sum(array.nbytes for array in self.stack.values())
+        return self.table_bytes + sum(array.nbytes for array in self.stack.values())
 
     def _new_table(self, entries: int) -> list[np.ndarray]:
         return [np.zeros(entries, dtype=dtype) for dtype in self.table_dtypes]
@@ -95,7 +98,8 @@ class ChunkedSearch:
         return next(iter(self.stack.values())).shape[0] - 1
 
     def _set_limits(self) -> None:
-        self.ctx[CTX_TABLE_LIMIT] = int(self.table[0].shape[0] * TABLE_LOAD)
+        load = TABLE_LOAD if self.table_entries * 2 <= self.max_table_entries else FULL_TABLE_LOAD
+        self.ctx[CTX_TABLE_LIMIT] = int(self.table_entries * load)
         self.ctx[CTX_CAN_GROW_STACK] = int(self.stack_depth < self.max_depth)
 
     @property
@@ -113,6 +117,11 @@ class ChunkedSearch:
         """Current size of the table in entries."""
         return int(self.table[0].shape[0])
 
+    @property
+    def table_bytes(self) -> int:
+        """Current size of the table in bytes."""
+        return sum(column.nbytes for column in self.table)
+
     def run(self, node_budget: int) -> int:
         """Search for up to `node_budget` more nodes; returns the kernel's final status or RUNNING."""
         target = self.nodes + node_budget
@@ -125,8 +134,8 @@ class ChunkedSearch:
                     self.ctx[CTX_TABLE_COUNT] = self._rehash(self.table, bigger)
                     self.table = bigger
                 else:
-                    self.ctx[CTX_TABLE_COUNT] = self._flush(int(self.ctx[CTX_DEPTH]))
-                    self.flushes += 1
+                    self.ctx[CTX_TABLE_COUNT] = self._free_room(int(self.ctx[CTX_DEPTH]))
+                    self.table_purges += 1
                 self._set_limits()
             elif self.status == STACK_FULL:
                 self._allocate_stack(min(self.max_depth, 2 * self.stack_depth))
@@ -167,5 +176,5 @@ class ChunkedSearch:
     def _rehash(self, old: list[np.ndarray], new: list[np.ndarray]) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _flush(self, depth: int) -> int:  # pragma: no cover - abstract
+    def _free_room(self, depth: int) -> int:  # pragma: no cover - abstract
         raise NotImplementedError

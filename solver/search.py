@@ -19,7 +19,7 @@ from .tt import tt_visit
 RUNNING = 0  # node budget of this chunk used up
 WIN = 1  # states[ctx[DEPTH]] is won; the path is moves[d, move_next[d] - 1] for d < depth
 EXHAUSTED = 2  # every reachable state was explored (a loss, unless CTX_TRUNCATED is set)
-TABLE_FULL = 3  # the table reached its load limit: grow or flush it, then call again
+TABLE_FULL = 3  # the table reached its load limit: grow it or make room, then call again
 STACK_FULL = 4  # the stack is at its deepest: grow it (or forbid growing), then call again
 
 # Slots of the int64 context array.
@@ -61,8 +61,8 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
     """Run the depth-first search for at most `node_budget` nodes; return a status code.
 
     A node is a position reached by one macro-move. The table holds every position on the
-    current path or already explored, so a position is expanded at most once between flushes
-    (or not at all when a dominating one was), and a cycle back to an ancestor is never followed.
+    current path or already explored, so a position is expanded at most once while its entry
+    stays (not at all when a dominating one was), and a cycle back to an ancestor is never followed.
     """
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]

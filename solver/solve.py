@@ -15,6 +15,7 @@ import numpy as np
 
 from . import line as line_module
 from .deal import Deal
+from .canon import orders_used
 from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
                       PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE)
@@ -22,9 +23,9 @@ from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
 from .state import STATE_SIZE, encode
-from .tt import flush, rehash
-
+from .tt import evict, rehash
 DEFAULT_MEMORY_MB = 512
+NO_ORDERS = np.zeros(0, dtype=np.int32)  # the orders column of a table that holds keys alone
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Result:
     seconds: float = 0.0
     reason: str | None = None  # for unknown: which budget ran out
     game: Game | None = None  # the engine's replay of the line (wins)
-    peak_table_entries: int = 0
+    peak_table_bytes: int = 0
     path: list = field(default_factory=list, repr=False)  # the macro-moves of a win
 
     def to_json(self) -> dict:
@@ -91,26 +92,37 @@ class Search(ChunkedSearch):
         "path_keys": ((), np.uint64),
         "path_orders": ((), np.int32),
     }
-    table_dtypes = (np.uint64, np.int32)
+    table_dtypes = (np.uint64, np.int32)  # keys, orders; keys alone where no order is used
 
     def __init__(self, position: Position, rules: Ruleset, memory_mb: float = DEFAULT_MEMORY_MB, prune: bool = True,
                  dead_ends: bool | None = None, order: int = 0):
-        super().__init__(memory_mb)
         self.rules = rules
         self.params = search_params(rules, prune, dead_ends)
         self.params[PARAM_ORDER] = order
+        if not orders_used(self.params):
+            self.table_dtypes = (np.uint64,)
+        super().__init__(memory_mb)
         self.stack["states"][0] = encode(position)
+
+    @staticmethod
+    def _columns(table) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, orders) of a table; `orders` empty when it holds keys alone (see `tt`)."""
+        return table[0], table[1] if len(table) > 1 else NO_ORDERS
 
     def _kernel(self, node_budget: int) -> int:
         st = self.stack
         return search_chunk(st["states"], st["moves"], st["move_count"], st["move_next"], st["path_keys"],
-                            st["path_orders"], self.table[0], self.table[1], self.ctx, self.params, node_budget)
+                            st["path_orders"], *self._columns(self.table), self.ctx, self.params, node_budget)
 
     def _rehash(self, old, new) -> int:
-        return rehash(old[0], old[1], new[0], new[1])
+        return rehash(*self._columns(old), *self._columns(new))
 
-    def _flush(self, depth: int) -> int:
-        return flush(self.table[0], self.table[1], self.stack["path_keys"], self.stack["path_orders"], depth + 1)
+    def _free_room(self, depth: int) -> int:
+        # Each purge drops the entries with another pair of key bits set: a quarter, never the same one.
+        pair = self.table_purges % 16
+        selector = np.uint64((3 << 62) >> (2 * pair))
+        return evict(*self._columns(self.table), selector, self.stack["path_keys"], self.stack["path_orders"],
+                     depth + 1)
 
     def path(self) -> list[tuple[int, int, int, int]]:
         """The macro-moves from the root to the current position (after a WIN)."""
@@ -123,25 +135,70 @@ class Search(ChunkedSearch):
 # The move orders of a portfolio (`movegen`, PARAM_ORDER). Search times are heavy-tailed: a deal
 # that one order wins only after minutes, another often wins at once.
 MOVE_ORDERS = (0, 1, 2)
-SOLO_NODES = 1_000_000  # the first order alone decides most deals within this many nodes
-SLICE_NODES = 100_000  # then the orders take turns, this many nodes each
+SOLO_NODES = 1_000_000  # the first search alone decides most deals within this many nodes
+SLICE_NODES = 100_000  # then the searches take turns, this many nodes each
+TURNS_NODES = 10_000_000  # past this many nodes in all, one search under the full rules goes on alone
+
+
+@dataclass(eq=False)
+class Member:
+    """One search of a portfolio: its rules and move order; `full` if its rules are the whole
+    rules (a loss then decides), not the rules without foundation->tableau."""
+
+    rules: Ruleset
+    order: int
+    full: bool
+    search: Search | None = None  # made at its first turn
+
+
+def portfolio_members(rules: Ruleset) -> list[Member]:
+    """The searches of a `Portfolio` under `rules`, in turn order.
+
+    With foundation->tableau allowed the first searches leave those moves out: a much smaller
+    space, a win there is a win under the full rules, and few deals need them; the last search
+    plays the full rules, which both find the wins that need them (some at once that the others
+    find late) and prove losses. With unlimited passes, most deals are wins, and the slow ones are
+    mostly wins that one move order finds late and another soon: each order has its search. With a
+    pass limit the slow deals are mostly losses, which every order would have to prove alone: one
+    order only.
+    """
+    orders = MOVE_ORDERS if rules.passes is None else MOVE_ORDERS[:1]
+    if not rules.foundation_to_tableau:
+        return [Member(rules, order, True) for order in orders]
+    restricted = dataclasses.replace(rules, foundation_to_tableau=False)
+    return [Member(restricted, order, False) for order in orders] + [Member(rules, 0, True)]
 
 
 class Portfolio:
-    """Searches of one position under each move order, run in turns until one finishes.
+    """Searches of one position (`portfolio_members`) that take turns until one decides.
 
-    Each search is complete on its own, so the first to finish decides: a win (its line) or a
-    loss (it explored everything). They share the memory budget: before its turn, a search's
-    table may grow into whatever the others do not use (a table flushed for want of room can
-    cost a search most of its progress, so a fixed share each would be worse).
+    Each search is complete on its own: a win by any is a win (with its line); a loss under
+    the full rules is a loss. A loss without foundation->tableau ends every search without them.
+    The first search runs alone for SOLO_NODES, then all take turns of SLICE_NODES; past
+    TURNS_NODES in all the deal is most likely a loss, which every search would have to prove
+    alone, so only the first under the full rules goes on. They share the memory budget: before
+    its turn, a search's table may grow into whatever the others do not use (a table purged for
+    want of room costs a search part of its progress, so a fixed share each would be worse).
     """
 
-    def __init__(self, position: Position, rules: Ruleset, memory_mb: float, orders=MOVE_ORDERS):
-        self.position, self.rules, self.orders = position, rules, orders
+    def __init__(self, position: Position, rules: Ruleset, memory_mb: float):
+        self.position = position
+        self.members = portfolio_members(rules)
         self.budget_bytes = int(memory_mb * (1 << 20))
-        self.share_mb = memory_mb / len(orders)  # sets each search's stack limit
-        self.searches = [Search(position, rules, self.share_mb, order=orders[0])]
+        self.share_mb = memory_mb / len(self.members)  # sets each search's stack limit
+        self.dropped_nodes = 0  # nodes of searches no longer running
+        self.peak_table_bytes = 0  # of all the tables together
         self.finished: Search | None = None
+
+    @property
+    def searches(self) -> list[Search]:
+        """The searches running (or that have run) and not dropped."""
+        return [member.search for member in self.members if member.search is not None]
+
+    def _drop(self, members: list[Member]) -> None:
+        """Stop these searches for good (their memory goes to the others)."""
+        self.dropped_nodes += sum(member.search.nodes for member in members if member.search is not None)
+        self.members = [member for member in self.members if member not in members]
 
     def _make_room(self, search: Search) -> None:
         """Let `search`'s table grow into the budget that the others and its own stack leave."""
@@ -151,44 +208,38 @@ class Portfolio:
     @property
     def nodes(self) -> int:
         """Nodes searched so far by all the searches."""
-        return sum(search.nodes for search in self.searches)
+        return self.dropped_nodes + sum(search.nodes for search in self.searches)
 
-    @property
-    def table_entries(self) -> int:
-        """Slots of all the tables together."""
-        return sum(search.table_entries for search in self.searches)
-
-    def run_within(self, began: float, nodes_before: int, max_nodes: int | None, time_limit: float | None,
+    def run_within(self, began: float, max_nodes: int | None, time_limit: float | None,
                    progress=None) -> str | None:
-        """Run until a search finishes (`finished`) or a budget runs out (returned as in
+        """Run until a search decides (`finished`) or a budget runs out (returned as in
         `ChunkedSearch.run_within`)."""
         turn = 0
         while True:
-            search = self.searches[turn]
+            if len(self.members) > 1 and self.nodes >= TURNS_NODES:
+                first_full = next(member for member in self.members if member.full)
+                self._drop([member for member in self.members if member is not first_full])
+                turn = 0
+            member = self.members[turn]
+            if member.search is None:
+                member.search = Search(self.position, member.rules, self.share_mb, order=member.order)
+            search = member.search
             self._make_room(search)
-            slice_nodes = SOLO_NODES if search.nodes == 0 and turn == 0 else SLICE_NODES
-            reason = search.run_within(began, nodes_before + self.nodes - search.nodes, max_nodes, time_limit,
-                                       progress, slice_nodes)
-            if reason is None:
-                self.finished = search
-                return None
-            if reason != SLICE_DONE:
+            slice_nodes = SOLO_NODES if self.nodes == 0 else SLICE_NODES
+            reason = search.run_within(began, self.nodes - search.nodes, max_nodes, time_limit, progress,
+                                       slice_nodes)
+            self.peak_table_bytes = max(self.peak_table_bytes, sum(other.table_bytes for other in self.searches))
+            if reason is not None and reason != SLICE_DONE:
                 return reason
-            turn = (turn + 1) % len(self.orders)
-            if turn == len(self.searches):
-                self.searches.append(Search(self.position, self.rules, self.share_mb, order=self.orders[turn]))
-
-
-def portfolio_orders(rules: Ruleset, second_stage: bool) -> tuple[int, ...]:
-    """The move orders to take turns, for a stage of `solve`.
-
-    With unlimited passes most deals are wins, and the slow ones are mostly wins that one order
-    finds late and another soon. With a pass limit the slow deals are mostly losses, which each
-    order must prove alone: turns would only make them slower. So is the second stage under
-    foundation->tableau (a loss without those moves is nearly always a loss with them)."""
-    if rules.passes is None and not second_stage:
-        return MOVE_ORDERS
-    return MOVE_ORDERS[:1]
+            if reason is None:
+                if member.full or search.status == WIN:
+                    self.finished = search
+                    return None
+                # A loss (or an incomplete search) without foundation->tableau: those moves are needed.
+                self._drop([other for other in self.members if not other.full])
+                turn = 0
+                continue
+            turn = (turn + 1) % len(self.members)
 
 
 _compiled: set[str] = set()
@@ -202,7 +253,7 @@ def compile_once(name: str, search_class, *args) -> None:
     search = search_class(Position.initial(Deal.from_seed(0)), *args)
     search.run(1)
     search._rehash(search.table, search._new_table(search.table_entries))
-    search._flush(0)
+    search._free_room(0)
     _compiled.add(name)
 
 
@@ -216,32 +267,21 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     the length: the win then keeps only its macro-moves (`path`, with `actions` counted from
     them and `line` left empty); `first_token` expands the first one when asked.
 
-    With foundation->tableau allowed, the search first runs without those moves (a much smaller
-    space, and a win there is a win under the full rules: few deals need them); only a proved
-    loss there sends it on to the full rules. Where wins are hard to find the orders of a
-    `Portfolio` take turns (`portfolio_orders`). `progress`, if given, is called with the total node
-    count after every chunk.
+    The searches of a `Portfolio` take turns: under other move orders and, with
+    foundation->tableau allowed, without those moves (`portfolio_members`). `progress`, if given,
+    is called with the total node count after every chunk.
     """
     if memory_mb < 1:
         raise ValueError("memory must be at least 1 MB")
     compile_once("winnability", Search, rules, 16)
     began = time.perf_counter()
     position = start if start is not None else Position.initial(deal)
-    stages = [False, True] if rules.foundation_to_tableau else [False]
-    nodes_before = 0
-    reason = None
-    for with_f2t in stages:
-        stage_rules = rules if with_f2t or not rules.foundation_to_tableau else \
-            dataclasses.replace(rules, foundation_to_tableau=False)
-        portfolio = Portfolio(position, stage_rules, memory_mb, portfolio_orders(stage_rules, with_f2t))
-        reason = portfolio.run_within(began, nodes_before, max_nodes, time_limit, progress)
-        nodes_before += portfolio.nodes
-        search = portfolio.finished
-        if reason is not None or search.status == WIN or search.truncated:
-            break
+    portfolio = Portfolio(position, rules, memory_mb)
+    reason = portfolio.run_within(began, max_nodes, time_limit, progress)
+    search = portfolio.finished
     seconds = time.perf_counter() - began
-    common = dict(deal=deal, rules=rules, nodes=nodes_before, seconds=seconds,
-                  peak_table_entries=portfolio.table_entries)
+    common = dict(deal=deal, rules=rules, nodes=portfolio.nodes, seconds=seconds,
+                  peak_table_bytes=portfolio.peak_table_bytes)
     if search is None:
         return Result("unknown", reason=reason, **common)
     if search.status == WIN:

@@ -1,10 +1,13 @@
 """The transposition table: open addressing over 64-bit position keys, numba kernels.
 
 Two parallel arrays: `keys` (uint64, 0 marks an empty slot, probed linearly) and `orders`
-(int32, the dominance order of the stored position, see `canon`). The Python side grows the
+(int32, the dominance order of the stored position, see `canon`). Under rules where every
+position's order is 0 (`canon.orders_used`), `orders` is empty and the table holds keys alone:
+8 bytes an entry instead of 12, so half as many again fit in a memory budget (and the hard
+losses, which must store every position they reach, stop flushing it). The Python side grows the
 table (doubling, `rehash`) up to the memory budget; when it is full at that size the search
-`flush`es it, keeping only the current path, so a cycle back to an ancestor is still seen and
-the search stays correct (it may then redo some work).
+`evict`s about a quarter of it, keeping the current path, so a cycle back to an ancestor is still
+seen and the search stays correct (it may then redo some work).
 """
 
 from __future__ import annotations
@@ -12,28 +15,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-ENTRY_BYTES = 8 + 4
-
-
 @njit(cache=True)
 def tt_visit(keys, orders, key, order):
     """Record a visit; True if the position must be searched (new, or better than the stored one).
 
     A stored entry with an order <= `order` reaches this position by talon actions alone, and it
-    was searched (or is being searched, on the current path), so this one need not be.
+    was searched (or is being searched, on the current path), so this one need not be. With no
+    `orders` stored every order is 0: a stored key is enough.
     """
+    with_orders = orders.shape[0] != 0
     mask = keys.shape[0] - 1
     slot = np.int64(key & np.uint64(mask))
     while True:
         stored = keys[slot]
         if stored == key:
-            if orders[slot] <= order:
+            if not with_orders or orders[slot] <= order:
                 return False
             orders[slot] = order
             return True
         if stored == 0:
             keys[slot] = key
-            orders[slot] = order
+            if with_orders:
+                orders[slot] = order
             return True
         slot = (slot + 1) & mask
 
@@ -41,28 +44,57 @@ def tt_visit(keys, orders, key, order):
 @njit(cache=True)
 def rehash(old_keys, old_orders, keys, orders):
     """Insert every entry of the old table into the (empty) new one; returns the count."""
+    with_orders = old_orders.shape[0] != 0
     count = 0
     for i in range(old_keys.shape[0]):
         if old_keys[i] != 0:
-            tt_visit(keys, orders, old_keys[i], old_orders[i])
+            tt_visit(keys, orders, old_keys[i], old_orders[i] if with_orders else 0)
             count += 1
     return count
 
 
 @njit(cache=True)
-def flush(keys, orders, keep_keys, keep_orders, keep_count):
-    """Empty the table, then put back the first `keep_count` path entries; returns the count."""
-    keys[:] = 0
+def evict(keys, orders, selector, keep_keys, keep_orders, keep_count):
+    """Make room in a full table: drop every entry whose key has all the bits of `selector` set
+    (two bits: about a quarter), close the gaps in place, then put back the first `keep_count`
+    path entries; returns the count.
+
+    An evicted position is only searched again if it is reached again, so the search stays
+    complete; the path entries stay so that a cycle back to an ancestor is still seen. Keeping
+    most of the table costs far less than emptying it: most of what was explored stays known.
+    """
+    with_orders = orders.shape[0] != 0
+    size = keys.shape[0]
+    mask = size - 1
+    start = -1
+    for i in range(size):
+        if keys[i] == 0:
+            start = i
+        elif keys[i] & selector == selector:
+            keys[i] = 0
+    # Linear probing keeps no empty slot between an entry's home slot and its own. Going once
+    # round from a slot that was empty before the drop (no probe sequence crosses it), each entry
+    # moves to the first empty slot from its home on: the entries before it are settled, and a
+    # slot it leaves empty lies after them.
     count = 0
+    for step in range(1, size):
+        i = (start + step) & mask
+        key = keys[i]
+        if key == 0:
+            continue
+        count += 1
+        slot = np.int64(key & np.uint64(mask))
+        while slot != i and keys[slot] != 0:
+            slot = (slot + 1) & mask
+        if slot != i:
+            keys[slot] = key
+            keys[i] = 0
+            if with_orders:
+                orders[slot] = orders[i]
     for i in range(keep_count):
         if tt_visit(keys, orders, keep_keys[i], keep_orders[i]):
             count += 1
     return count
-
-
-def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
-    """An empty table of `entries` slots (a power of two): (keys, orders)."""
-    return np.zeros(entries, dtype=np.uint64), np.zeros(entries, dtype=np.int32)
 
 
 @njit(cache=True)
@@ -110,12 +142,3 @@ def flush_scored(keys, points, actions, keep_keys, keep_points, keep_actions, ke
         if tt_visit_scored(keys, points, actions, keep_keys[i], keep_points[i], keep_actions[i]):
             count += 1
     return count
-
-
-SCORED_ENTRY_BYTES = 8 + 8 + 4
-
-
-def new_scored_table(entries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An empty scored table: (keys, points, actions)."""
-    return (np.zeros(entries, dtype=np.uint64), np.zeros(entries, dtype=np.int64),
-            np.zeros(entries, dtype=np.int32))

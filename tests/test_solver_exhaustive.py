@@ -278,6 +278,16 @@ HAND_MADE = {
         2: Kh
         3: Ks Qh
         """, lambda r: r.foundation_to_tableau),
+    # Th must leave 9h; its only free black jack, Js, lies under Qs on the foundation, and nothing
+    # could go on Qs (Jh is face down, Jd buried): Qs comes down onto Kh only to let Js come down
+    # onto Qh and take Th. A take-down whose use is to uncover the card under it.
+    "foundation-to-tableau-to-uncover": ("""
+        foundations: c=13 d=13 h=8 s=12
+        1: [Jh] [9h] Th
+        2: Kh
+        3: Qh
+        4: Ks
+        """, lambda r: r.foundation_to_tableau),
     # Qh lies on Jh and on both black kings: it can never move, under any rules.
     "blocked-on-its-bases": ("""
         foundations: c=12 d=13 h=10 s=12
