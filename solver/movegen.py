@@ -88,20 +88,28 @@ def safe_to_foundation(state, card, foundation_to_tableau, auto):
       would then go on x is next for its foundation too; nothing in play can go on y, as the
       other colour's value-3 cards are all up. So the line can be replayed with those cards
       sent up instead, and what the card covered is uncovered sooner.
+    - With foundation->tableau (no auto-play), the same one value higher: both other-colour
+      foundations hold at least value-1 cards and the other same-colour one at least value-2. Every card that could
+      lie on it, or lower in a run built on it, is then up (the other colour up to value-1, this
+      colour up to value-2), so a run on it could only be made of cards taken down from the
+      foundations, and no card from a pile or the talon could ever be put on such a run: taking
+      them down is of no use (see `worth_taking_down`), nor is the card below it in its own suit,
+      which could hold only such cards. The card is needed in play for nothing else.
     """
     if not goes_to_foundation(state, card):
         return False
     value = CARD_VALUE[card]
     if value <= 2 or lowest_foundation(state) >= value - 1:
         return True
-    if foundation_to_tableau or auto:
+    if auto:
         return False
+    slack = 0 if foundation_to_tableau else 1
     red = CARD_RED[card]
     suit = CARD_SUIT[card]
     for s in range(4):
         if s == suit:
             continue
-        needed = value - 3 if CARD_RED[s * 13] == red else value - 2
+        needed = (value - 2 if CARD_RED[s * 13] == red else value - 1) - slack
         if state[FOUNDATION + s] < needed:
             return False
     return True

@@ -5,6 +5,7 @@ and the safe-foundation rule must always keep the line's outcome; and the full p
 agree with a search that has every pruning rule switched off.
 """
 
+import numpy as np
 import pytest
 
 from solver.benchmark import BENCH_RULESETS
@@ -12,7 +13,8 @@ from solver.deadends import is_dead_end, relaxed_unwinnable
 from solver.deal import Deal
 from solver.game import Game, Position
 from solver.line import continue_game
-from solver.positions import to_text
+from solver.movegen import FOUNDATION_PLACE, MAX_MOVES, MOVE_FIELDS, MOVE_SOURCE, MOVE_TARGET, generate_moves
+from solver.positions import from_text, to_text
 from solver.rules import PRESETS
 from solver.solve import Search, search_params, solve
 from solver.state import encode
@@ -174,3 +176,19 @@ def test_dead_end_kernel_matches_the_relaxation_played_card_by_card(name):
         assert relaxed_unwinnable(encode(position), params) == expected, to_text(position)
         verdicts.append(expected)
     assert verdicts.count(True) >= 5 and verdicts.count(False) >= 100, (verdicts.count(True), verdicts.count(False))
+
+
+@pytest.mark.parametrize("diamonds, forced", [(9, True), (8, False)])
+def test_safe_move_to_the_foundation_with_foundation_to_tableau(diamonds, forced):
+    """With foundation->tableau, Jh goes up alone once both black foundations hold their tens and
+    diamonds its nine: every card that could be built on it in play is up. One diamond fewer, and
+    the 9d could still come to lie on a black ten on it: the move is one among others."""
+    stock = "Td Jd Qd Jc Qc Js Ks Qh Kh" + (" 9d" if diamonds == 8 else "")
+    position = from_text(f"foundations: c=10 d={diamonds} h=10 s=10\nstock: {stock}\nwaste: -\npass: 1\n"
+                         "1: [Kd] Jh\n2: Qs\n3: Kc\n4: -\n5: -\n6: -\n7: -\n")
+    rules = BENCH_RULESETS["ksolve-draw3"]
+    moves = np.zeros((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+    count = generate_moves(encode(position), search_params(rules), moves)
+    first_is_up = moves[0, MOVE_SOURCE] == 0 and moves[0, MOVE_TARGET] == FOUNDATION_PLACE
+    assert (count == 1 and first_is_up) == forced
+    assert count >= 1
