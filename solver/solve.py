@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import line as line_module
-from .deal import Deal
 from .canon import orders_used
+from .deal import Deal
 from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
                       PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE)
@@ -24,6 +24,7 @@ from .runner import SLICE_DONE, ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
 from .state import STATE_SIZE, encode
 from .tt import evict, rehash
+
 DEFAULT_MEMORY_MB = 512
 NO_ORDERS = np.zeros(0, dtype=np.int32)  # the orders column of a table that holds keys alone
 
@@ -118,7 +119,8 @@ class Search(ChunkedSearch):
         return rehash(*self._columns(old), *self._columns(new))
 
     def _free_room(self, depth: int) -> int:
-        # Each purge drops the entries with another pair of key bits set: a quarter, never the same one.
+        # Each purge drops the entries with another pair of key bits set (a quarter of them), so
+        # an entry that survived one purge is not the likelier to go at the next.
         pair = self.table_purges % 16
         selector = np.uint64((3 << 62) >> (2 * pair))
         return evict(*self._columns(self.table), selector, self.stack["path_keys"], self.stack["path_orders"],

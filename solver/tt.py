@@ -3,11 +3,11 @@
 Two parallel arrays: `keys` (uint64, 0 marks an empty slot, probed linearly) and `orders`
 (int32, the dominance order of the stored position, see `canon`). Under rules where every
 position's order is 0 (`canon.orders_used`), `orders` is empty and the table holds keys alone:
-8 bytes an entry instead of 12, so half as many again fit in a memory budget (and the hard
-losses, which must store every position they reach, stop flushing it). The Python side grows the
-table (doubling, `rehash`) up to the memory budget; when it is full at that size the search
-`evict`s about a quarter of it, keeping the current path, so a cycle back to an ancestor is still
-seen and the search stays correct (it may then redo some work).
+8 bytes an entry instead of 12, so more fit in a memory budget (a hard loss stores tens of
+millions of positions). The Python side grows the table (doubling, `rehash`) up to the memory
+budget; when it is full at that size the search `evict`s about a quarter of it, keeping the
+current path, so a cycle back to an ancestor is still seen and the search stays correct (it may
+then redo some work).
 """
 
 from __future__ import annotations
