@@ -89,12 +89,13 @@ def safe_to_foundation(state, card, foundation_to_tableau, auto):
       other colour's value-3 cards are all up. So the line can be replayed with those cards
       sent up instead, and what the card covered is uncovered sooner.
     - With foundation->tableau (no auto-play), the same one value higher: both other-colour
-      foundations hold at least value-1 cards and the other same-colour one at least value-2. Every card that could
-      lie on it, or lower in a run built on it, is then up (the other colour up to value-1, this
-      colour up to value-2), so a run on it could only be made of cards taken down from the
-      foundations, and no card from a pile or the talon could ever be put on such a run: taking
-      them down is of no use (see `worth_taking_down`), nor is the card below it in its own suit,
-      which could hold only such cards. The card is needed in play for nothing else.
+      foundations hold at least value-1 cards and the other same-colour one at least value-2.
+      Every card that could lie on it, or lower in a run built on it, is then up (the other
+      colour up to value-1, this colour up to value-2), so a run on it could only be made of
+      cards taken down from the foundations, and no card from a pile or the talon could ever be
+      put on such a run: taking them down is of no use (see `worth_taking_down`), nor is the card
+      below it in its own suit, which could hold only such cards. The card is needed in play for
+      nothing else.
     """
     if not goes_to_foundation(state, card):
         return False
@@ -357,13 +358,6 @@ def worth_taking_down(state):
     card above such a card in its suit, or a base for a card of the cluster, and so on: the
     least set closed under those steps, which holds every card worth taking down now.
     """
-    in_play = np.uint64(0)  # face up in a pile or in the talon
-    for i in range(state[TALON_LEN]):
-        in_play |= single(state[TALON + i])
-    for pile in range(PILES):
-        base = PILE_CARDS + pile * PILE_SLOTS
-        for i in range(state[FACE_DOWN + pile], state[PILE_LEN + pile]):
-            in_play |= single(state[base + i])
     # Aces never come down: an ace in play is only a blocker. A foundation's cards from its
     # second card up are bits 1 to height - 1 of its block.
     up = np.uint64(0)
@@ -371,6 +365,15 @@ def worth_taking_down(state):
         height = state[FOUNDATION + suit]
         if height > 1:
             up |= (((ONE << np.uint64(height)) - ONE) & ~ONE) << np.uint64(13 * suit)
+    if up == 0:
+        return up  # nothing to take down: no need to look at the cards in play
+    in_play = np.uint64(0)  # face up in a pile or in the talon
+    for i in range(state[TALON_LEN]):
+        in_play |= single(state[TALON + i])
+    for pile in range(PILES):
+        base = PILE_CARDS + pile * PILE_SLOTS
+        for i in range(state[FACE_DOWN + pile], state[PILE_LEN + pile]):
+            in_play |= single(state[base + i])
     worth = up & bases_of(in_play & ~ACES)
     while True:
         # above a card of the cluster in its suit: every bit of the block above its lowest one
