@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
+from .deadends import relaxed_unwinnable
 from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_TURN, SCORED, recycle_penalties, record_placements,
                         stop_value, upper_bound, within_time, won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
@@ -78,6 +79,17 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
 
 
 @njit(cache=True)
+def position_bound(obj, card_points_table, placed, state, points, actions, params, best):
+    """`objective.upper_bound` of a position, without the win when the relaxed game of
+    `deadends` proves the position lost. That test costs more than the bound, so it runs only
+    when the bound with the win would not already cut the position (not above `best`)."""
+    bound = upper_bound(obj, card_points_table, placed, state, points, actions, True)
+    if bound > best and relaxed_unwinnable(state, params):
+        return upper_bound(obj, card_points_table, placed, state, points, actions, False)
+    return bound
+
+
+@njit(cache=True)
 def open_bound(states, placed, points, actions, bounds, moves, move_count, move_next, ctx, params, obj,
                card_points_table):
     """A value no line can beat while the search is under way (depth >= 0): the best so far, or
@@ -95,7 +107,8 @@ def open_bound(states, placed, points, actions, bounds, moves, move_count, move_
                                               child_placed, params, obj, card_points_table)
             if taken < 0:
                 continue
-            bound = min(bounds[d], upper_bound(obj, card_points_table, child_placed, child, child_points, taken))
+            bound = min(bounds[d], position_bound(obj, card_points_table, child_placed, child, child_points, taken,
+                                                  params, best))
             if bound > best:
                 best = bound
     return best
@@ -119,7 +132,8 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         path_keys[0] = key
         if tt_visit_scored(keys, table_points, table_actions, key, points[0], actions[0]):
             ctx[CTX_TABLE_COUNT] += 1
-        bounds[0] = upper_bound(obj, card_points_table, placed[0], states[0], points[0], actions[0])
+        bounds[0] = position_bound(obj, card_points_table, placed[0], states[0], points[0], actions[0], params,
+                                   ctx[B_BEST])
         move_count[0] = 0
         if foundation_total(states[0]) < 52 and bounds[0] > ctx[B_BEST]:
             move_count[0] = generate_moves(states[0], params, moves[0])
@@ -153,7 +167,7 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         value = stop_value(obj, child, child_points, taken)
         if value > ctx[B_BEST]:
             _record_best(moves, move_next, depth, best_path, ctx, value)
-        bound = upper_bound(obj, card_points_table, child_placed, child, child_points, taken)
+        bound = position_bound(obj, card_points_table, child_placed, child, child_points, taken, params, ctx[B_BEST])
         if bound <= ctx[B_BEST]:
             continue
         key = scored_key(child, params, obj, child_placed)

@@ -173,14 +173,37 @@ def actions_lower_bound(obj, state):
 
 
 @njit(cache=True)
-def upper_bound(obj, card_points_table, placed, state, points, actions):
+def upper_bound(obj, card_points_table, placed, state, points, actions, win_possible):
     """A value no line from here can beat (admissible): every point still to be had, the win
-    reached in the fewest actions that could do it, or the best stop. With `OBJ_NO_WIN` set (the
-    winnability search proved there is no win) the win is left out."""
+    reached in the fewest actions that could do it, or the best stop. The win is left out when
+    `win_possible` is false (the caller proved this position lost) or `OBJ_NO_WIN` is set (the
+    winnability search proved the deal lost)."""
+    if not win_possible or obj[OBJ_NO_WIN]:
+        return no_win_bound(obj, card_points_table, placed, state, points, actions)
     if obj[OBJ_MODE] == FEWEST:
-        if obj[OBJ_NO_WIN]:
-            return CARD_WEIGHT * 52 - actions
         return WON_BASE - actions - actions_lower_bound(obj, state)
+    still = _points_still(card_points_table, placed, state, points, obj)
+    best = _stop_bound(obj, still, actions)
+    fastest = actions + actions_lower_bound(obj, state)
+    if within_time(obj, fastest):
+        won = won_value(obj, still, fastest)
+        if won > best:
+            best = won
+    return best
+
+
+@njit(cache=True)
+def no_win_bound(obj, card_points_table, placed, state, points, actions):
+    """A value no line from here that does not win can beat: every point still to be had (all
+    52 cards up, for the fewest-actions objective) and the stop bonus for the actions so far."""
+    if obj[OBJ_MODE] == FEWEST:
+        return CARD_WEIGHT * 52 - actions
+    return _stop_bound(obj, _points_still(card_points_table, placed, state, points, obj), actions)
+
+
+@njit(cache=True)
+def _points_still(card_points_table, placed, state, points, obj):
+    """`points` plus every point still to be had from placements and turned cards."""
     still = points
     for card in range(52):
         if placed[card] == 0:
@@ -188,16 +211,15 @@ def upper_bound(obj, card_points_table, placed, state, points, actions):
     face_down = 0
     for pile in range(PILES):
         face_down += state[FACE_DOWN + pile]
-    still += obj[OBJ_TURN] * face_down
-    best = still
+    return still + obj[OBJ_TURN] * face_down
+
+
+@njit(cache=True)
+def _stop_bound(obj, still, actions):
+    """The value of stopping now with `still` points."""
     if obj[OBJ_MS_PER_ACTION] != 0:
-        best = still + _seconds_left(obj, actions) // obj[OBJ_STOP_DIVISOR]
-    fastest = actions + actions_lower_bound(obj, state)
-    if not obj[OBJ_NO_WIN] and within_time(obj, fastest):
-        won = won_value(obj, still, fastest)
-        if won > best:
-            best = won
-    return best
+        return still + _seconds_left(obj, actions) // obj[OBJ_STOP_DIVISOR]
+    return still
 
 
 @njit(cache=True)

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import line as line_module
-from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound
+from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
-from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params, upper_bound
+from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
@@ -153,8 +153,9 @@ class BranchAndBound(ChunkedSearch):
             return self.best_value
         st = self.stack
         if self.ctx[CTX_DEPTH] < 0:
-            return max(self.best_value, int(upper_bound(self.obj, self.card_points, st["placed"][0], st["states"][0],
-                                                        st["points"][0], st["actions"][0])))
+            return max(self.best_value, int(position_bound(self.obj, self.card_points, st["placed"][0],
+                                                           st["states"][0], st["points"][0], st["actions"][0],
+                                                           self.params, self.best_value)))
         return int(open_bound(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
                               st["move_count"], st["move_next"], self.ctx, self.params, self.obj, self.card_points))
 

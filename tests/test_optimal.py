@@ -21,6 +21,7 @@ import sys
 import textwrap
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from helpers import DEAL0, build, in_play_cards, lay_cards
@@ -30,11 +31,13 @@ from solver.cards import parse_card
 from solver.deal import Deal
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
-from solver.objective import actions_lower_bound, blocked_actions, objective_params
+from solver.bnb import position_bound
+from solver.deadends import relaxed_unwinnable
+from solver.objective import NEVER, actions_lower_bound, blocked_actions, objective_params, upper_bound
 from solver.optimal import best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
-from solver.solve import solve
+from solver.solve import search_params, solve
 from solver.state import encode
 
 HARMONY, DUEL, CLASSIC, CLASSIC3 = (PRESETS[name] for name in ("harmony", "duel", "classic", "classic-draw3"))
@@ -397,6 +400,33 @@ BLOCKED = Position([[parse_card(c) for c in ("2h", "9s", "5h", "4c")], [], [], [
 ])
 def test_blocked_cards_by_hand(auto, draw, expected):
     assert blocked_actions(encode(BLOCKED), auto, draw) == expected
+
+
+def test_the_bound_leaves_the_win_out_where_the_relaxed_game_proves_the_position_lost():
+    """`bnb.position_bound` drops the win from the bound of a position that `deadends` proves lost
+    (the optimal search then cuts such positions once a win is known): on the oracle cases that
+    start so, the bound is the no-win bound, below the bound with the win, and still no less
+    than the oracle's optimum."""
+    checked = tightened = 0
+    for case_id, position, base_rules, clocks in CASES:
+        params = search_params(base_rules, prune=False)
+        state = encode(position)
+        if not relaxed_unwinnable(state, params):
+            continue
+        for seconds in clocks:
+            rules = with_clock(base_rules, seconds)
+            obj, card_points = objective_params(rules)
+            placed = np.zeros(52, dtype=np.int8)
+            for card in Game(DEAL0, rules, position).placed:
+                placed[card] = 1
+            bound = position_bound(obj, card_points, placed, state, 0, 0, params, NEVER)
+            with_win = upper_bound(obj, card_points, placed, state, 0, 0, True)
+            assert bound == upper_bound(obj, card_points, placed, state, 0, 0, False) <= with_win
+            assert bound >= oracle_answer(case_id, seconds).value, case_id
+            assert not oracle_answer(case_id, seconds).won
+            checked += 1
+            tightened += bound < with_win
+    assert checked >= 4 and tightened >= 4, (checked, tightened)
 
 
 @pytest.mark.parametrize("name", ["classic", "classic-draw3", "harmony", "duel"])
