@@ -17,8 +17,8 @@ from .deadends import relaxed_unwinnable
 from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_TURN, SCORED, recycle_penalties, record_placements,
                         stop_value, upper_bound, within_time, won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
-from .state import CARD_SUIT, CARD_VALUE, FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, foundation_total, \
-    state_hash
+from .state import CARD_SUIT, CARD_VALUE, FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
+    foundation_total, state_hash
 from .tt import tt_visit_scored
 
 _rng = np.random.default_rng(0x706C61636564)
@@ -69,8 +69,8 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
     taken = parent_actions + move[MOVE_STEPS] + (1 if move[MOVE_SOURCE] != NOWHERE else 0)
     if not within_time(obj, taken):
         return -1, 0
-    child[:] = parent
-    child_placed[:] = parent_placed
+    copy_into(child, parent)
+    copy_into(child_placed, parent_placed)
     pass_before = child[PASS]
     turned = apply_move(child, move, params)
     gained = obj[OBJ_TURN] * turned + record_placements(obj, card_points_table, child_placed, child)

@@ -286,17 +286,25 @@ def pile_tops(state):
 
 
 @njit(cache=True)
-def _card_targets(state, tops, moves, count, card, source, index, steps, priority, skip_pile, king_at_bottom):
-    """Add the moves of `card` (alone or under a run) to every pile it fits on (`tops`: `pile_tops`).
+def has_target(tops, card, king_at_bottom):
+    """False if `card` fits on no pile top (`tops`: `pile_tops`), nor, a king not already at the
+    bottom of its pile, in an empty pile: the usual case, settled without a look at the piles.
+
+    Callers test this before `_card_targets`: a call of a kernel that takes arrays costs more than
+    the test (numba counts references to the arrays it passes).
+    """
+    if CARD_VALUE[card] == 13:
+        return not king_at_bottom and tops & EMPTY_PILE_BIT != 0
+    return tops & BASE_MASK[card] != 0
+
+
+@njit(cache=True)
+def _card_targets(state, moves, count, card, source, index, steps, priority, skip_pile, king_at_bottom):
+    """Add the moves of `card` (alone or under a run) to every pile it fits on (once `has_target`).
 
     Piles are interchangeable, so one empty pile stands for all (the canonical hash makes them
     the same state). A king already at the bottom of its pile gains nothing on another empty pile.
     """
-    if CARD_VALUE[card] == 13:
-        if king_at_bottom or tops & EMPTY_PILE_BIT == 0:
-            return count
-    elif tops & BASE_MASK[card] == 0:
-        return count  # no pile top it fits on: the usual case, settled without a look at the piles
     empty_done = king_at_bottom
     for pile in range(PILES):
         if pile == skip_pile:
@@ -427,8 +435,8 @@ def _talon_moves(state, tops, params, moves, count, pending):
                 return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
             if goes_to_foundation(state, card):
                 count = _add(moves, count, WASTE, FOUNDATION_PLACE, 0, steps, 70 * 64 - sign * steps + bonus)
-            if not hold_back or could_be_covered(state, card, f2t):
-                count = _card_targets(state, tops, moves, count, card, WASTE, 0, steps, 50 * 64 - sign * steps + bonus, -1, False)
+            if has_target(tops, card, False) and (not hold_back or could_be_covered(state, card, f2t)):
+                count = _card_targets(state, moves, count, card, WASTE, 0, steps, 50 * 64 - sign * steps + bonus, -1, False)
         elif steps > 0 and auto and pending:
             return _add(moves, count, NOWHERE, NOWHERE, 0, steps, 20 * 64 - steps)
         # next talon position
@@ -500,14 +508,15 @@ def generate_moves(state, params, moves):
                     priority = 80 * 64 + down
                 else:
                     priority = 40 * 64
-                count = _card_targets(state, tops, moves, count, card, pile, index, 0, priority, pile, index == 0)
+                if has_target(tops, card, index == 0):
+                    count = _card_targets(state, moves, count, card, pile, index, 0, priority, pile, index == 0)
             else:
                 # Moving only the upper part of a run: needed only when the card it uncovers
                 # can then go to its foundation (Blake & Gent, Appendix B); otherwise the same
                 # cards could be played onto the twin base directly.
                 below = state[base + index - 1]
-                if not prune or goes_to_foundation(state, below):
-                    count = _card_targets(state, tops, moves, count, card, pile, index, 0, 30 * 64, pile, False)
+                if has_target(tops, card, False) and (not prune or goes_to_foundation(state, below)):
+                    count = _card_targets(state, moves, count, card, pile, index, 0, 30 * 64, pile, False)
     count = _talon_moves(state, tops, params, moves, count, pending)
     if f2t:
         worth = worth_taking_down(state) if prune and not auto else ~np.uint64(0)
@@ -529,7 +538,8 @@ def generate_moves(state, params, moves):
                         back = False
                 if value == 1 or back:
                     continue
-            count = _card_targets(state, tops, moves, count, card, FOUNDATION_PLACE, suit, 0, 10 * 64, -1, False)
+            if has_target(tops, card, False):
+                count = _card_targets(state, moves, count, card, FOUNDATION_PLACE, suit, 0, 10 * 64, -1, False)
     if count > MAX_MOVES:
         count = MAX_MOVES  # cannot happen in Klondike (at most ~170); guarded all the same
     _sort_moves(moves, count)

@@ -12,7 +12,7 @@ from numba import njit
 from .canon import position_key
 from .deadends import is_dead_end
 from .movegen import apply_move, generate_moves
-from .state import foundation_total
+from .state import copy_into, foundation_total
 from .tt import tt_visit
 
 # Status codes returned by `search_chunk`.
@@ -90,7 +90,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
         index = move_next[depth]
         move_next[depth] = index + 1
         child = states[depth + 1]
-        child[:] = states[depth]
+        copy_into(child, states[depth])
         apply_move(child, moves[depth, index], params)
         nodes += 1
         if foundation_total(child) == 52:
