@@ -13,7 +13,8 @@ Layout (offsets into the array):
 
 The hash is Zobrist-style and canonical: a pile's part of it does not depend on which of the
 seven places the pile is in, so positions that differ only by a permutation of piles hash alike
-(and only those: within a pile the cards are mixed in order).
+(and only those: each pile card's part depends on the card it lies on, which fixes every pile's
+order).
 The foundations are not hashed: they are exactly the cards found nowhere else.
 """
 
@@ -55,13 +56,12 @@ def _base_masks() -> np.ndarray:
 BASE_MASK = _base_masks()
 
 _rng = np.random.default_rng(0x6B6C6F6E64696B65)  # fixed: hashes are the same in every run
-ZOBRIST_PILE = _rng.integers(1, 2**63, size=(52, PILE_SLOTS), dtype=np.int64).astype(np.uint64)
+# A pile card's part: by the card and the card it lies on (52: none, the pile's bottom card).
+ZOBRIST_PILE = _rng.integers(1, 2**63, size=(52, 53), dtype=np.int64).astype(np.uint64)
 ZOBRIST_FACE_DOWN = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
 ZOBRIST_TALON = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
 ZOBRIST_WASTE_COUNT = _rng.integers(1, 2**63, size=TALON_SLOTS + 1, dtype=np.int64).astype(np.uint64)
 ZOBRIST_PASS = _rng.integers(1, 2**63, size=MAX_PASS_HASHED + 1, dtype=np.int64).astype(np.uint64)
-PILE_SEED = np.uint64(0x243F6A8885A308D3)
-MIX_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
 def encode(position) -> np.ndarray:
@@ -101,25 +101,20 @@ def state_hash(state, hash_pass, waste_count):
     The pass number counts only when `hash_pass` is set. The caller chooses `waste_count`: the
     real one, or a class representative when positions are interchangeable (`movegen`).
     """
+    # Each pile card adds a number drawn for it and the card it lies on: those pairs fix every
+    # pile's order, and a sum does not depend on which of the seven places a pile is in. The
+    # parts are independent lookups, with no chain of operations from one card to the next.
     key = np.uint64(0)
     for p in range(PILES):
-        length = state[PILE_LEN + p]
-        if length == 0:
-            continue
         base = PILE_CARDS + p * PILE_SLOTS
         down = state[FACE_DOWN + p]
-        # A pile's hash mixes its cards in order (so which cards lie together counts: two cards
-        # at the same height swapping piles change it); the piles' hashes are then added, which
-        # does not depend on the order of the piles.
-        pile_key = PILE_SEED
-        for i in range(length):
+        below = 52
+        for i in range(state[PILE_LEN + p]):
             card = state[base + i]
-            pile_key ^= ZOBRIST_PILE[card, i]
+            key += ZOBRIST_PILE[card, below]
             if i < down:
-                pile_key ^= ZOBRIST_FACE_DOWN[card]
-            pile_key *= MIX_MULTIPLIER
-            pile_key ^= pile_key >> np.uint64(29)
-        key += pile_key
+                key += ZOBRIST_FACE_DOWN[card]  # added too: the sum must not depend on the order
+            below = card
     for i in range(state[TALON_LEN]):
         key ^= ZOBRIST_TALON[state[TALON + i]]
     key ^= ZOBRIST_WASTE_COUNT[waste_count]
