@@ -489,6 +489,10 @@ def generate_moves(state, params, moves):
             card = state[TALON + waste_count - 1]
             if safe_to_foundation(state, card, f2t, auto):
                 return _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, 0, 0)
+        if prune and params[PARAM_PASS_LIMIT] == 0 and not auto:
+            steps = _safe_talon_card(state, params)
+            if steps >= 0:
+                return _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, steps, 0)
     pending = auto and auto_play_pending(state)
     tops = pile_tops(state)
     for pile in range(PILES):
@@ -544,6 +548,37 @@ def generate_moves(state, params, moves):
         count = MAX_MOVES  # cannot happen in Klondike (at most ~170); guarded all the same
     _sort_moves(moves, count)
     return count
+
+
+@njit(cache=True)
+def _safe_talon_card(state, params):
+    """With unlimited passes (no auto-play): the talon actions that bring a card safe to go up
+    (`safe_to_foundation`) to the waste top, where taking it away leaves every other talon card
+    as reachable as before; -1 if there is none. The forced move is then that card up.
+
+    - Draw 1: every talon card stays within reach whatever is taken, so any card will do (the
+      nearest one).
+    - Draw 3: taking a card shifts the grouping of the cards after it, except for the last
+      card of the talon; and drawing to the end gives up nothing only from a stock-cycle position
+      (`canon.on_stock_cycle`), which every later pass comes back to anyway.
+    """
+    draw = params[PARAM_DRAW]
+    f2t = params[PARAM_F2T]
+    length = state[TALON_LEN]
+    waste_count = state[WASTE_COUNT]
+    if length == 0:
+        return -1
+    if draw == 1:
+        for steps in range(1, length + 1):  # the waste top itself (no steps) was tried before
+            position = waste_count + steps if waste_count + steps <= length else waste_count + steps - length - 1
+            if position > 0 and safe_to_foundation(state, state[TALON + position - 1], f2t, False):
+                return steps
+        return -1
+    if waste_count % draw != 0 and waste_count != length:
+        return -1
+    if not safe_to_foundation(state, state[TALON + length - 1], f2t, False):
+        return -1
+    return (length - waste_count + draw - 1) // draw
 
 
 @njit(cache=True)

@@ -13,7 +13,8 @@ from solver.deadends import is_dead_end, relaxed_unwinnable
 from solver.deal import Deal
 from solver.game import Game, Position
 from solver.line import continue_game
-from solver.movegen import FOUNDATION_PLACE, MAX_MOVES, MOVE_FIELDS, MOVE_SOURCE, MOVE_TARGET, generate_moves
+from solver.movegen import (FOUNDATION_PLACE, MAX_MOVES, MOVE_FIELDS, MOVE_SOURCE, MOVE_STEPS, MOVE_TARGET, WASTE,
+                            generate_moves)
 from solver.positions import from_text, to_text
 from solver.rules import PRESETS
 from solver.solve import Search, search_params, solve
@@ -192,3 +193,33 @@ def test_safe_move_to_the_foundation_with_foundation_to_tableau(diamonds, forced
     first_is_up = moves[0, MOVE_SOURCE] == 0 and moves[0, MOVE_TARGET] == FOUNDATION_PLACE
     assert (count == 1 and first_is_up) == forced
     assert count >= 1
+
+
+TALON_SAFE = ("foundations: c=10 d=9 h=10 s=10\nstock: {stock}\nwaste: {waste}\npass: 1\n"
+              "1: [Td] Kd\n2: Qs\n3: Kc\n4: -\n5: -\n6: -\n7: -\n")
+
+
+@pytest.mark.parametrize("draw, stock, waste, steps", [
+    (1, "Jd Qd Jc Qc Js Ks Qh Kh Jh", "-", 9),  # draw 1: any talon card will do, however deep
+    (1, "Kh Jh", "Jd Qd Jc Qc Js Ks Qh", 2),
+    (1, "Kh", "Jd Qd Jh Jc Qc Js Ks Qh", 5),  # through a recycle: 1 draw, the recycle, 3 draws
+    (3, "Jd Qd Jc Qc Js Ks Qh Kh Jh", "-", 3),  # draw 3: the last talon card, from a cycle position
+    (3, "Qc Js Ks Qh Kh Jh", "Jd Qd Jc", 2),
+    (3, "Jd Qd Jc Qc Js Ks Qh Jh Kh", "-", None),  # not the last: taking it regroups the cards after it
+    (3, "Qd Jc Qc Js Ks Qh Kh Jh", "Jd", None),  # off the cycle: drawing to the end gives up Qc, Qh
+])
+def test_a_safe_talon_card_goes_up_alone_with_unlimited_passes(draw, stock, waste, steps):
+    """With unlimited passes, a talon card safe to go up (the Jh) is the only move where taking it
+    leaves every other talon card as reachable as before (`movegen._safe_talon_card`); the draws
+    (and recycle) it takes are the move's talon steps."""
+    position = from_text(TALON_SAFE.format(stock=stock, waste=waste))
+    rules = BENCH_RULESETS[f"ksolve-draw{draw}"]
+    moves = np.zeros((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+    count = generate_moves(encode(position), search_params(rules), moves)
+    forced = count == 1 and moves[0, MOVE_SOURCE] == WASTE and moves[0, MOVE_TARGET] == FOUNDATION_PLACE
+    assert forced == (steps is not None), (count, moves[:count].tolist())
+    if steps is not None:
+        assert moves[0, MOVE_STEPS] == steps
+        game = Game(Deal.from_seed(1), rules, position)
+        played = continue_game(game, [tuple(moves[0, :4])])
+        assert played.position.foundations[2] == 11  # the Jh is up, by the engine's own rules
