@@ -1,7 +1,8 @@
 """Optimal lines: the highest score under a scoring ruleset, the fewest actions otherwise.
 
 `best()` first asks the winnability search for a line (a good incumbent, and a proof when there
-is no win at all), then runs the branch and bound (`bnb`) from the deal with that value to beat.
+is no win at all), then runs the branch and bound (`bnb`) from the deal with that value to beat,
+after searches with higher values to beat (`aspiration_floors`).
 `optimal` is true only when the branch and bound finished; otherwise `bound` is a proven limit
 on what any line can reach. The reported line is replayed by the reference engine, and the
 engine's score must equal the search's.
@@ -183,9 +184,20 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     verdict = solve(deal, rules, max_nodes=share_nodes, time_limit=share_time, memory_mb=memory_mb,
                     start=position, progress=progress)
     incumbent = line_module.continue_game(origin, verdict.path if verdict.result == "win" else [])
-    search = BranchAndBound(origin, rules, line_value(incumbent), verdict.result == "loss", memory_mb)
-    remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
-    reason = search.run_within(time.perf_counter(), verdict.nodes, max_nodes, remaining_time, progress)
+    incumbent_value = line_value(incumbent)
+    no_win = verdict.result == "loss"
+    ceiling = None  # no line is worth more than this (proven by an aspiration search), if known
+    nodes = verdict.nodes
+    last = BranchAndBound(origin, rules, incumbent_value, no_win, memory_mb)  # beats the incumbent's line
+    for floor in aspiration_floors(last.proven_bound(), incumbent_value):
+        search = last if floor == incumbent_value else BranchAndBound(origin, rules, floor, no_win, memory_mb)
+        remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
+        reason = search.run_within(time.perf_counter(), nodes, max_nodes, remaining_time, progress)
+        nodes += search.nodes
+        finished = search.status == EXHAUSTED and not search.truncated
+        if reason is not None or not finished or search.best_path() is not None or floor == incumbent_value:
+            break
+        ceiling = floor  # exhausted without a line above the floor: none exists
     path = search.best_path()
     if path is None:
         final = incumbent
@@ -195,9 +207,31 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             raise line_module.SolverBug(f"the engine values the best line at {line_value(final)}, "
                                         f"the search at {search.best_value}")
     final = _stop_at_time_limit(origin, final)
-    optimal = search.status == EXHAUSTED and not search.truncated
-    return _result(deal, rules, origin, final, search.proven_bound(), optimal, verdict.result,
-                   verdict.nodes + search.nodes, began, None if optimal else (reason or "stack depth"))
+    optimal = finished and (path is not None or floor == incumbent_value)
+    bound = search.proven_bound() if ceiling is None else min(ceiling, search.proven_bound())
+    return _result(deal, rules, origin, final, bound, optimal, verdict.result, nodes, began,
+                   None if optimal else (reason or "stack depth"))
+
+
+ASPIRATION_SHARES = (16, 4)  # the first searches take on 1/16, then 1/4 of the gap, then all of it
+
+
+def aspiration_floors(root_bound: int, incumbent_value: int) -> list[int]:
+    """The values to beat, one search each (aspiration): first only the lines within a small part of
+    the gap between the root's bound and the incumbent, then more, at last every line better than
+    the incumbent.
+
+    A search that looks only for lines above a floor cuts far more (the bound must beat the floor),
+    so when the best line lies near the bound it is found and proved much sooner; a search that
+    finishes without a line proves that none lies above its floor, and the next one goes lower.
+    """
+    gap = root_bound - incumbent_value
+    floors = []
+    for share in ASPIRATION_SHARES:
+        floor = root_bound - max(1, gap // share)
+        if incumbent_value < floor and (not floors or floor < floors[-1]):
+            floors.append(floor)
+    return floors + [incumbent_value]
 
 
 def _result(deal: Deal, rules: Ruleset, origin: Game, final: Game, bound: int | None, optimal: bool, winnable: str,

@@ -34,7 +34,7 @@ from solver.game import Game, Position, replay
 from solver.bnb import position_bound
 from solver.deadends import relaxed_unwinnable
 from solver.objective import NEVER, actions_lower_bound, blocked_actions, objective_params, upper_bound
-from solver.optimal import best, line_value
+from solver.optimal import aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
 from solver.solve import search_params, solve
@@ -400,6 +400,17 @@ BLOCKED = Position([[parse_card(c) for c in ("2h", "9s", "5h", "4c")], [], [], [
 ])
 def test_blocked_cards_by_hand(auto, draw, expected):
     assert blocked_actions(encode(BLOCKED), auto, draw) == expected
+
+
+@pytest.mark.parametrize("root_bound, incumbent, floors", [
+    (1000, 0, [938, 750, 0]),  # 1/16 and 1/4 of the gap below the bound, then the incumbent
+    (10, 0, [9, 8, 0]),
+    (3, 0, [2, 0]),  # a floor a step below the bound, then no room for another
+    (1, 0, [0]),
+    (5, 5, [5]),  # nothing to gain: only the incumbent's search
+])
+def test_aspiration_floors_go_down_from_the_bound_to_the_incumbent(root_bound, incumbent, floors):
+    assert aspiration_floors(root_bound, incumbent) == floors
 
 
 def test_the_bound_leaves_the_win_out_where_the_relaxed_game_proves_the_position_lost():
