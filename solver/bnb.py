@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
-from .deadends import relaxed_unwinnable
+from .deadends import relaxed_unwinnable_with
 from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_TURN, SCORED, recycle_penalties, record_placements,
                         stop_value, upper_bound, within_time, won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
@@ -79,12 +79,13 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
 
 
 @njit(cache=True)
-def position_bound(obj, card_points_table, placed, state, points, actions, params, best):
+def position_bound(obj, card_points_table, placed, state, points, actions, params, best, scratch):
     """`objective.upper_bound` of a position, without the win when the relaxed game of
-    `deadends` proves the position lost. That test costs more than the bound, so it runs only
-    when the bound with the win would not already cut the position (not above `best`)."""
+    `deadends` proves the position lost (`scratch`: its array). That test costs more than the
+    bound, so it runs only when the bound with the win would not already cut the position (not
+    above `best`)."""
     bound = upper_bound(obj, card_points_table, placed, state, points, actions, True)
-    if bound > best and relaxed_unwinnable(state, params):
+    if bound > best and relaxed_unwinnable_with(state, params, scratch):
         return upper_bound(obj, card_points_table, placed, state, points, actions, False)
     return bound
 
@@ -99,6 +100,7 @@ def open_bound(states, placed, points, actions, bounds, moves, move_count, move_
     best = ctx[B_BEST]
     child = np.empty_like(states[0])
     child_placed = np.empty_like(placed[0])
+    scratch = np.empty(52, dtype=np.int8)
     for d in range(ctx[CTX_DEPTH], -1, -1):
         if bounds[d] <= best:
             continue
@@ -108,7 +110,7 @@ def open_bound(states, placed, points, actions, bounds, moves, move_count, move_
             if taken < 0:
                 continue
             bound = min(bounds[d], position_bound(obj, card_points_table, child_placed, child, child_points, taken,
-                                                  params, best))
+                                                  params, best, scratch))
             if bound > best:
                 best = bound
     return best
@@ -122,6 +124,7 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]
     nodes = 0
+    scratch = np.empty(52, dtype=np.int8)  # for the dead-end test of `position_bound`
     if depth < 0:
         record_placements(obj, card_points_table, placed[0], states[0])
         root_stop = stop_value(obj, states[0], points[0], actions[0])
@@ -133,7 +136,7 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         if tt_visit_scored(keys, table_points, table_actions, key, points[0], actions[0]):
             ctx[CTX_TABLE_COUNT] += 1
         bounds[0] = position_bound(obj, card_points_table, placed[0], states[0], points[0], actions[0], params,
-                                   ctx[B_BEST])
+                                   ctx[B_BEST], scratch)
         move_count[0] = 0
         if foundation_total(states[0]) < 52 and bounds[0] > ctx[B_BEST]:
             move_count[0] = generate_moves(states[0], params, moves[0])
@@ -167,7 +170,8 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         value = stop_value(obj, child, child_points, taken)
         if value > ctx[B_BEST]:
             _record_best(moves, move_next, depth, best_path, ctx, value)
-        bound = position_bound(obj, card_points_table, child_placed, child, child_points, taken, params, ctx[B_BEST])
+        bound = position_bound(obj, card_points_table, child_placed, child, child_points, taken, params, ctx[B_BEST],
+                               scratch)
         if bound <= ctx[B_BEST]:
             continue
         key = scored_key(child, params, obj, child_placed)

@@ -32,9 +32,15 @@ from .state import FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS
 @njit(cache=True)
 def relaxed_unwinnable(state, params):
     """True if the relaxed game (module docstring) cannot put every card up: the position is lost."""
+    return relaxed_unwinnable_with(state, params, np.empty(52, dtype=np.int8))
+
+
+@njit(cache=True)
+def relaxed_unwinnable_with(state, params, below):
+    """`relaxed_unwinnable` with a scratch array of 52 int8 (`below`) from the caller: the kernels
+    that test every node allocate it once, not once a node."""
     # `below[card]`: the card it lies on, where that card can come out only once it has left;
     # `on_top_only`: the cards that can leave only from the top (face-down, or in a stacked waste).
-    below = np.empty(52, dtype=np.int8)
     has_below = np.uint64(0)
     exposable = np.uint64(0)
     if params[PARAM_F2T]:
@@ -90,9 +96,9 @@ def relaxed_unwinnable(state, params):
 
 
 @njit(cache=True)
-def is_dead_end(state, params):
-    """True if the position provably cannot be won (`relaxed_unwinnable`); always False when the
-    search has dead-end tests off."""
+def is_dead_end(state, params, below):
+    """True if the position provably cannot be won (`relaxed_unwinnable_with`, `below` its
+    scratch array); always False when the search has dead-end tests off."""
     if not params[PARAM_DEAD_ENDS]:
         return False
-    return relaxed_unwinnable(state, params)
+    return relaxed_unwinnable_with(state, params, below)

@@ -156,7 +156,8 @@ class BranchAndBound(ChunkedSearch):
         if self.ctx[CTX_DEPTH] < 0:
             return max(self.best_value, int(position_bound(self.obj, self.card_points, st["placed"][0],
                                                            st["states"][0], st["points"][0], st["actions"][0],
-                                                           self.params, self.best_value)))
+                                                           self.params, self.best_value,
+                                                           np.empty(52, dtype=np.int8))))
         return int(open_bound(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
                               st["move_count"], st["move_next"], self.ctx, self.params, self.obj, self.card_points))
 

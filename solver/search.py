@@ -7,6 +7,7 @@ transposition table or the stack, and shows progress between chunks.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .canon import position_key
@@ -67,6 +68,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]
     nodes = 0
+    scratch = np.empty(52, dtype=np.int8)  # for the dead-end test
     if depth < 0:
         key, order = position_key(states[0], params)
         path_keys[0] = key
@@ -76,7 +78,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
         ctx[CTX_DEPTH] = 0
         if foundation_total(states[0]) == 52:
             return WIN
-        move_count[0] = 0 if is_dead_end(states[0], params) else generate_moves(states[0], params, moves[0])
+        move_count[0] = 0 if is_dead_end(states[0], params, scratch) else generate_moves(states[0], params, moves[0])
         move_next[0] = 0
         depth = 0
     while nodes < node_budget:
@@ -104,7 +106,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
         depth += 1
         path_keys[depth] = key
         path_orders[depth] = order
-        if is_dead_end(child, params):
+        if is_dead_end(child, params, scratch):
             move_count[depth] = 0
         else:
             move_count[depth] = generate_moves(child, params, moves[depth])

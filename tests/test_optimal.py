@@ -430,7 +430,7 @@ def test_the_bound_leaves_the_win_out_where_the_relaxed_game_proves_the_position
             placed = np.zeros(52, dtype=np.int8)
             for card in Game(DEAL0, rules, position).placed:
                 placed[card] = 1
-            bound = position_bound(obj, card_points, placed, state, 0, 0, params, NEVER)
+            bound = position_bound(obj, card_points, placed, state, 0, 0, params, NEVER, np.empty(52, dtype=np.int8))
             with_win = upper_bound(obj, card_points, placed, state, 0, 0, True)
             assert bound == upper_bound(obj, card_points, placed, state, 0, 0, False) <= with_win
             assert bound >= oracle_answer(case_id, seconds).value, case_id
