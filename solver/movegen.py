@@ -322,9 +322,12 @@ def _card_targets(state, moves, count, card, source, index, steps, priority, ski
 @njit(cache=True)
 def could_be_covered(state, card, foundation_to_tableau):
     """True if some card could be put on `card` next: one of the two other-colour cards one
-    lower, face up in a pile, in the talon, or (with foundation->tableau) a foundation top.
+    lower, in the talon, (with foundation->tableau) a foundation top, or in a pile where the
+    search would move it: the lowest face-up card, or one above a card that can go up (the
+    partial-run rule of `generate_moves`; any other would be moved onto `card`'s twin, where it
+    already lies).
 
-    Used to hold back moves whose only use is as a base (see `generate_moves`).
+    Used to hold back moves whose only use is as a base (see `_talon_moves`).
     """
     value = CARD_VALUE[card]
     if value == 1:
@@ -346,8 +349,9 @@ def could_be_covered(state, card, foundation_to_tableau):
                 return True
         for pile in range(PILES):
             base = PILE_CARDS + pile * PILE_SLOTS
-            for i in range(state[FACE_DOWN + pile], state[PILE_LEN + pile]):
-                if state[base + i] == lower:
+            down = state[FACE_DOWN + pile]
+            for i in range(down, state[PILE_LEN + pile]):
+                if state[base + i] == lower and (i == down or goes_to_foundation(state, state[base + i - 1])):
                     return True
     return False
 

@@ -223,3 +223,23 @@ def test_a_safe_talon_card_goes_up_alone_with_unlimited_passes(draw, stock, wast
         game = Game(Deal.from_seed(1), rules, position)
         played = continue_game(game, [tuple(moves[0, :4])])
         assert played.position.foundations[2] == 11  # the Jh is up, by the engine's own rules
+
+
+HELD_BACK = ("foundations: c=9 d=0 h=0 s=0\n"
+             "stock: 9h 7d 8d Td Jd Qd Kd Th Jh Qh Kh 9s Ts Js Qs Ks Jc Qc Kc\nwaste: -\npass: 1\n"
+             "1: {pile}\n2: Tc\n3: [Ah] [2h] [3h] [4h] [5h] 6h\n4: [As] [2s] [3s] [4s] [5s] 6s\n"
+             "5: [Ad] [2d] [3d] [4d] [5d] 6d\n6: 7s\n7: -\n")
+
+
+@pytest.mark.parametrize("pile, offered", [
+    ("[8h] [9d] 8s 7h", True),  # the 8s is the lowest face-up card: it can come onto the 9h next
+    ("[8h] 9d 8s 7h", False),  # it lies on the 9d, the 9h's twin, which cannot go up: it stays there
+])
+def test_draw_1_puts_a_stock_card_out_only_when_a_card_could_come_onto_it_next(pile, offered):
+    """Draw 1, unlimited passes: the 9h leaves the stock for the Tc only if a black 8 could be put
+    on it next (`movegen.could_be_covered`); the 8c is buried in its foundation."""
+    position = from_text(HELD_BACK.format(pile=pile))
+    moves = np.zeros((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+    count = generate_moves(encode(position), search_params(BENCH_RULESETS["ksolve-draw1"]), moves)
+    onto_ten = [tuple(m[:2]) for m in moves[:count] if m[MOVE_SOURCE] == WASTE and m[MOVE_TARGET] == 1]
+    assert bool(onto_ten) == offered
