@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .deadends import ALL_CARDS, relaxed_up
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
-from .deadends import relaxed_unwinnable_with
-from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_TURN, SCORED, recycle_penalties, record_placements,
-                        stop_value, upper_bound, within_time, won_value)
+from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, no_win_bound, recycle_penalties,
+                        record_placements, stop_value, upper_bound, within_time, won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import CARD_SUIT, CARD_VALUE, FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
     foundation_total, state_hash
@@ -80,13 +80,16 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
 
 @njit(cache=True)
 def position_bound(obj, card_points_table, placed, state, points, actions, params, best, scratch):
-    """`objective.upper_bound` of a position, without the win when the relaxed game of
-    `deadends` proves the position lost (`scratch`: its array). That test costs more than the
-    bound, so it runs only when the bound with the win would not already cut the position (not
-    above `best`)."""
+    """`objective.upper_bound` of a position, made tighter by the relaxed game of `deadends`
+    (`scratch`: its array): where it cannot put every card up, the position is lost, and no line
+    puts up a card it cannot. That game costs more than the bound, so it is played only when the
+    bound would not already cut the position (not above `best`)."""
     bound = upper_bound(obj, card_points_table, placed, state, points, actions, True)
-    if bound > best and relaxed_unwinnable_with(state, params, scratch):
-        return upper_bound(obj, card_points_table, placed, state, points, actions, False)
+    if bound <= best:
+        return bound
+    reachable = relaxed_up(state, params, scratch)
+    if reachable != ALL_CARDS or obj[OBJ_NO_WIN]:
+        return no_win_bound(obj, card_points_table, placed, state, points, actions, reachable)
     return bound
 
 

@@ -45,6 +45,16 @@ def lowest_bit_index(word):
 
 
 @njit(cache=True)
+def card_count(cards):
+    """The number of cards in a card set (bits set)."""
+    count = 0
+    while cards != 0:
+        cards &= cards - ONE
+        count += 1
+    return count
+
+
+@njit(cache=True)
 def other_colour(cards):
     """Each card of `cards` moved to the same value in both suits of the other colour."""
     clubs, spades = cards & CLUBS, cards & SPADES

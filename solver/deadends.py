@@ -29,6 +29,9 @@ from .cardsets import KINGS, ONE, SUIT_BITS, cards_on, lowest_bit_index, single
 from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT
 from .state import FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON, TALON_LEN, WASTE_COUNT
 
+ALL_CARDS = (ONE << np.uint64(52)) - ONE
+
+
 @njit(cache=True)
 def relaxed_unwinnable(state, params):
     """True if the relaxed game (module docstring) cannot put every card up: the position is lost."""
@@ -39,6 +42,13 @@ def relaxed_unwinnable(state, params):
 def relaxed_unwinnable_with(state, params, below):
     """`relaxed_unwinnable` with a scratch array of 52 int8 (`below`) from the caller: the kernels
     that test every node allocate it once, not once a node."""
+    return relaxed_up(state, params, below) != ALL_CARDS
+
+
+@njit(cache=True)
+def relaxed_up(state, params, below):
+    """The cards the relaxed game (module docstring) can put up, those already up included: no line
+    from this position ever puts any other card up (`below`: a scratch array of 52 int8)."""
     # `below[card]`: the card it lies on, where that card can come out only once it has left;
     # `on_top_only`: the cards that can leave only from the top (face-down, or in a stacked waste).
     has_below = np.uint64(0)
@@ -82,12 +92,12 @@ def relaxed_unwinnable_with(state, params, below):
             all_up = all_up and height >= 13
             up |= ((ONE << np.uint64(height)) - ONE) << shift
         if all_up:
-            return False  # the relaxed game puts every card up: no proof here
+            return ALL_CARDS  # the relaxed game puts every card up: no proof here
         movable = KINGS | cards_on(exposable)
         can_leave = (exposable & (movable | up)) | (~on_top_only & movable)
         newly = can_leave & has_below & ~left
         if newly == 0:
-            return True
+            return up
         left |= newly
         while newly != 0:
             card = lowest_bit_index(newly)

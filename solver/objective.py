@@ -16,6 +16,8 @@ from numba import njit
 
 from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
     card_points
+from .cardsets import ONE, card_count
+from .deadends import ALL_CARDS
 from .rules import TIME_LIMIT_SECONDS, Ruleset
 from .state import (CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON,
                     TALON_LEN, WASTE_COUNT, foundation_total)
@@ -179,10 +181,10 @@ def upper_bound(obj, card_points_table, placed, state, points, actions, win_poss
     `win_possible` is false (the caller proved this position lost) or `OBJ_NO_WIN` is set (the
     winnability search proved the deal lost)."""
     if not win_possible or obj[OBJ_NO_WIN]:
-        return no_win_bound(obj, card_points_table, placed, state, points, actions)
+        return no_win_bound(obj, card_points_table, placed, state, points, actions, ALL_CARDS)
     if obj[OBJ_MODE] == FEWEST:
         return WON_BASE - actions - actions_lower_bound(obj, state)
-    still = _points_still(card_points_table, placed, state, points, obj)
+    still = _points_still(card_points_table, placed, state, points, obj, ALL_CARDS)
     best = _stop_bound(obj, still, actions)
     fastest = actions + actions_lower_bound(obj, state)
     if within_time(obj, fastest):
@@ -193,20 +195,23 @@ def upper_bound(obj, card_points_table, placed, state, points, actions, win_poss
 
 
 @njit(cache=True)
-def no_win_bound(obj, card_points_table, placed, state, points, actions):
-    """A value no line from here that does not win can beat: every point still to be had (all
-    52 cards up, for the fewest-actions objective) and the stop bonus for the actions so far."""
+def no_win_bound(obj, card_points_table, placed, state, points, actions, reachable):
+    """A value no line from here that does not win can beat, when no line puts up a card outside
+    the card set `reachable` (`ALL_CARDS` if nothing is known): the points of those cards still to
+    be had (for the fewest-actions objective, all of them up) and the stop bonus for the actions so
+    far."""
     if obj[OBJ_MODE] == FEWEST:
-        return CARD_WEIGHT * 52 - actions
-    return _stop_bound(obj, _points_still(card_points_table, placed, state, points, obj), actions)
+        return CARD_WEIGHT * card_count(reachable) - actions
+    return _stop_bound(obj, _points_still(card_points_table, placed, state, points, obj, reachable), actions)
 
 
 @njit(cache=True)
-def _points_still(card_points_table, placed, state, points, obj):
-    """`points` plus every point still to be had from placements and turned cards."""
+def _points_still(card_points_table, placed, state, points, obj, reachable):
+    """`points` plus every point still to be had from turned cards and from placing the cards of
+    `reachable` not yet placed."""
     still = points
     for card in range(52):
-        if placed[card] == 0:
+        if placed[card] == 0 and reachable & (ONE << np.uint64(card)):
             still += card_points_table[card]
     face_down = 0
     for pile in range(PILES):

@@ -2,9 +2,9 @@
 
 `best()` first asks the winnability search for a line (a good incumbent, and a proof when there
 is no win at all), then runs the branch and bound (`bnb`) from the deal with that value to beat,
-after searches with higher values to beat (`aspiration_floors`).
-`optimal` is true only when the branch and bound finished; otherwise `bound` is a proven limit
-on what any line can reach. The reported line is replayed by the reference engine, and the
+after searches with higher values to beat (`aspiration_floors`). `optimal` is true only when a
+search finished with a line (or the last one finished: the incumbent is best); otherwise `bound`
+is a proven limit on what any line can reach. The reported line is replayed by the reference engine, and the
 engine's score must equal the search's.
 """
 

@@ -32,8 +32,9 @@ from solver.deal import Deal
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
 from solver.bnb import position_bound
-from solver.deadends import relaxed_unwinnable
-from solver.objective import NEVER, actions_lower_bound, blocked_actions, objective_params, upper_bound
+from solver.deadends import relaxed_unwinnable, relaxed_up
+from solver.objective import (NEVER, actions_lower_bound, blocked_actions, no_win_bound, objective_params,
+                              upper_bound)
 from solver.optimal import aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
@@ -415,10 +416,10 @@ def test_aspiration_floors_go_down_from_the_bound_to_the_incumbent(root_bound, i
 
 def test_the_bound_leaves_the_win_out_where_the_relaxed_game_proves_the_position_lost():
     """`bnb.position_bound` drops the win from the bound of a position that `deadends` proves lost
-    (the optimal search then cuts such positions once a win is known): on the oracle cases that
-    start so, the bound is the no-win bound, below the bound with the win, and still no less
-    than the oracle's optimum."""
-    checked = tightened = 0
+    (the optimal search then cuts such positions once a win is known), and the cards the relaxed
+    game cannot put up: on the oracle cases that start so, the bound is below the bound with the
+    win, and still no less than the oracle's optimum."""
+    checked = tightened = fewer_cards = 0
     for case_id, position, base_rules, clocks in CASES:
         params = search_params(base_rules, prune=False)
         state = encode(position)
@@ -430,14 +431,18 @@ def test_the_bound_leaves_the_win_out_where_the_relaxed_game_proves_the_position
             placed = np.zeros(52, dtype=np.int8)
             for card in Game(DEAL0, rules, position).placed:
                 placed[card] = 1
-            bound = position_bound(obj, card_points, placed, state, 0, 0, params, NEVER, np.empty(52, dtype=np.int8))
+            scratch = np.empty(52, dtype=np.int8)
+            bound = position_bound(obj, card_points, placed, state, 0, 0, params, NEVER, scratch)
             with_win = upper_bound(obj, card_points, placed, state, 0, 0, True)
-            assert bound == upper_bound(obj, card_points, placed, state, 0, 0, False) <= with_win
+            without_win = upper_bound(obj, card_points, placed, state, 0, 0, False)
+            assert bound == no_win_bound(obj, card_points, placed, state, 0, 0, relaxed_up(state, params, scratch))
+            assert bound <= without_win <= with_win
             assert bound >= oracle_answer(case_id, seconds).value, case_id
             assert not oracle_answer(case_id, seconds).won
             checked += 1
             tightened += bound < with_win
-    assert checked >= 4 and tightened >= 4, (checked, tightened)
+            fewer_cards += bound < without_win
+    assert checked >= 4 and tightened >= 4 and fewer_cards >= 2, (checked, tightened, fewer_cards)
 
 
 @pytest.mark.parametrize("name", ["classic", "classic-draw3", "harmony", "duel"])
