@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .deadends import ALL_CARDS, relaxed_up
+from .deadends import ALL_CARDS, relaxed_game
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
 from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, no_win_bound, recycle_penalties,
                         record_placements, stop_value, upper_bound, within_time, won_value)
@@ -82,14 +82,15 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
 def position_bound(obj, card_points_table, placed, state, points, actions, params, best, scratch):
     """`objective.upper_bound` of a position, made tighter by the relaxed game of `deadends`
     (`scratch`: its array): where it cannot put every card up, the position is lost, and no line
-    puts up a card it cannot. That game costs more than the bound, so it is played only when the
+    puts up or turns a card it cannot. That game costs more than the bound, so it is played only when the
     bound would not already cut the position (not above `best`)."""
     bound = upper_bound(obj, card_points_table, placed, state, points, actions, True)
     if bound <= best:
         return bound
-    reachable = relaxed_up(state, params, scratch)
+    reachable = relaxed_game(state, params, scratch, False)
     if reachable != ALL_CARDS or obj[OBJ_NO_WIN]:
-        return no_win_bound(obj, card_points_table, placed, state, points, actions, reachable)
+        turnable = relaxed_game(state, params, scratch, True) if obj[OBJ_MODE] == SCORED else ALL_CARDS
+        return no_win_bound(obj, card_points_table, placed, state, points, actions, reachable, turnable)
     return bound
 
 

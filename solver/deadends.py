@@ -42,13 +42,18 @@ def relaxed_unwinnable(state, params):
 def relaxed_unwinnable_with(state, params, below):
     """`relaxed_unwinnable` with a scratch array of 52 int8 (`below`) from the caller: the kernels
     that test every node allocate it once, not once a node."""
-    return relaxed_up(state, params, below) != ALL_CARDS
+    return relaxed_game(state, params, below, False) != ALL_CARDS
 
 
 @njit(cache=True)
-def relaxed_up(state, params, below):
-    """The cards the relaxed game (module docstring) can put up, those already up included: no line
-    from this position ever puts any other card up (`below`: a scratch array of 52 int8)."""
+def relaxed_game(state, params, below, exposed):
+    """The relaxed game (module docstring) played to its end (`below`: a scratch array of 52 int8).
+
+    Returns the cards it puts up, those already up included (no line from this position ever puts
+    any other card up); or, with `exposed` set, the cards it brings on top somewhere (no line turns
+    a face-down card outside them). `ALL_CARDS` when it puts every card up. (One set a call: a
+    kernel returning a pair is slower in the search, which needs only the first.)
+    """
     # `below[card]`: the card it lies on, where that card can come out only once it has left;
     # `on_top_only`: the cards that can leave only from the top (face-down, or in a stacked waste).
     has_below = np.uint64(0)
@@ -97,7 +102,7 @@ def relaxed_up(state, params, below):
         can_leave = (exposable & (movable | up)) | (~on_top_only & movable)
         newly = can_leave & has_below & ~left
         if newly == 0:
-            return up
+            return exposable if exposed else up
         left |= newly
         while newly != 0:
             card = lowest_bit_index(newly)

@@ -181,10 +181,10 @@ def upper_bound(obj, card_points_table, placed, state, points, actions, win_poss
     `win_possible` is false (the caller proved this position lost) or `OBJ_NO_WIN` is set (the
     winnability search proved the deal lost)."""
     if not win_possible or obj[OBJ_NO_WIN]:
-        return no_win_bound(obj, card_points_table, placed, state, points, actions, ALL_CARDS)
+        return no_win_bound(obj, card_points_table, placed, state, points, actions, ALL_CARDS, ALL_CARDS)
     if obj[OBJ_MODE] == FEWEST:
         return WON_BASE - actions - actions_lower_bound(obj, state)
-    still = _points_still(card_points_table, placed, state, points, obj, ALL_CARDS)
+    still = _points_still(card_points_table, placed, state, points, obj, ALL_CARDS, ALL_CARDS)
     best = _stop_bound(obj, still, actions)
     fastest = actions + actions_lower_bound(obj, state)
     if within_time(obj, fastest):
@@ -195,27 +195,31 @@ def upper_bound(obj, card_points_table, placed, state, points, actions, win_poss
 
 
 @njit(cache=True)
-def no_win_bound(obj, card_points_table, placed, state, points, actions, reachable):
+def no_win_bound(obj, card_points_table, placed, state, points, actions, reachable, turnable):
     """A value no line from here that does not win can beat, when no line puts up a card outside
-    the card set `reachable` (`ALL_CARDS` if nothing is known): the points of those cards still to
-    be had (for the fewest-actions objective, all of them up) and the stop bonus for the actions so
-    far."""
+    the card set `reachable` nor turns one outside `turnable` (`ALL_CARDS` if nothing is known):
+    the points still to be had from those cards (for the fewest-actions objective, all of them up)
+    and the stop bonus for the actions so far."""
     if obj[OBJ_MODE] == FEWEST:
         return CARD_WEIGHT * card_count(reachable) - actions
-    return _stop_bound(obj, _points_still(card_points_table, placed, state, points, obj, reachable), actions)
+    still = _points_still(card_points_table, placed, state, points, obj, reachable, turnable)
+    return _stop_bound(obj, still, actions)
 
 
 @njit(cache=True)
-def _points_still(card_points_table, placed, state, points, obj, reachable):
-    """`points` plus every point still to be had from turned cards and from placing the cards of
-    `reachable` not yet placed."""
+def _points_still(card_points_table, placed, state, points, obj, reachable, turnable):
+    """`points` plus every point still to be had from placing the cards of `reachable` not yet
+    placed and from turning the face-down cards of `turnable`."""
     still = points
     for card in range(52):
         if placed[card] == 0 and reachable & (ONE << np.uint64(card)):
             still += card_points_table[card]
     face_down = 0
     for pile in range(PILES):
-        face_down += state[FACE_DOWN + pile]
+        base = PILE_CARDS + pile * PILE_SLOTS
+        for index in range(state[FACE_DOWN + pile]):
+            if turnable & (ONE << np.uint64(state[base + index])):
+                face_down += 1
     return still + obj[OBJ_TURN] * face_down
 
 

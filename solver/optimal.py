@@ -185,35 +185,51 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     verdict = solve(deal, rules, max_nodes=share_nodes, time_limit=share_time, memory_mb=memory_mb,
                     start=position, progress=progress)
     incumbent = line_module.continue_game(origin, verdict.path if verdict.result == "win" else [])
-    incumbent_value = line_value(incumbent)
     no_win = verdict.result == "loss"
     ceiling = None  # no line is worth more than this (proven by an aspiration search), if known
     nodes = verdict.nodes
-    last = BranchAndBound(origin, rules, incumbent_value, no_win, memory_mb)  # beats the incumbent's line
-    for floor in aspiration_floors(last.proven_bound(), incumbent_value):
-        search = last if floor == incumbent_value else BranchAndBound(origin, rules, floor, no_win, memory_mb)
+    root_bound = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb).proven_bound()
+    for floor in aspiration_floors(root_bound, line_value(incumbent))[:-1]:
+        if floor <= line_value(incumbent):
+            continue  # an earlier search found a line worth this much
+        # Each aspiration search gets a share of what is left, so that the search against the
+        # incumbent always runs: it is the one that improves a poor line.
+        search = BranchAndBound(origin, rules, floor, no_win, memory_mb)
+        share_nodes = None if max_nodes is None else nodes + max(1, (max_nodes - nodes) // ASPIRATION_BUDGET_SHARE)
         remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
-        reason = search.run_within(time.perf_counter(), nodes, max_nodes, remaining_time, progress)
+        share_time = None if remaining_time is None else remaining_time / ASPIRATION_BUDGET_SHARE
+        search.run_within(time.perf_counter(), nodes, share_nodes, share_time, progress)
         nodes += search.nodes
         finished = search.status == EXHAUSTED and not search.truncated
-        if reason is not None or not finished or search.best_path() is not None or floor == incumbent_value:
-            break
-        ceiling = floor  # exhausted without a line above the floor: none exists
-    path = search.best_path()
-    if path is None:
-        final = incumbent
-    else:
-        final = line_module.continue_game(origin, path)
-        if line_value(final) != search.best_value:
-            raise line_module.SolverBug(f"the engine values the best line at {line_value(final)}, "
-                                        f"the search at {search.best_value}")
+        if search.best_path() is not None:
+            incumbent = _checked_line(origin, search)
+            if finished:  # the best line of all: nothing above the floor beats it
+                return _result(deal, rules, origin, _stop_at_time_limit(origin, incumbent), search.best_value, True,
+                               verdict.result, nodes, began, None)
+        elif finished:
+            ceiling = floor  # no line above the floor at all
+    search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
+    remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
+    reason = search.run_within(time.perf_counter(), nodes, max_nodes, remaining_time, progress)
+    nodes += search.nodes
+    final = incumbent if search.best_path() is None else _checked_line(origin, search)
     final = _stop_at_time_limit(origin, final)
-    optimal = finished and (path is not None or floor == incumbent_value)
+    optimal = search.status == EXHAUSTED and not search.truncated
     bound = search.proven_bound() if ceiling is None else min(ceiling, search.proven_bound())
     return _result(deal, rules, origin, final, bound, optimal, verdict.result, nodes, began,
                    None if optimal else (reason or "stack depth"))
 
 
+def _checked_line(origin: Game, search: BranchAndBound) -> Game:
+    """The best line a search found, played by the reference engine, which must value it alike."""
+    line = line_module.continue_game(origin, search.best_path())
+    if line_value(line) != search.best_value:
+        raise line_module.SolverBug(f"the engine values the best line at {line_value(line)}, "
+                                    f"the search at {search.best_value}")
+    return line
+
+
+ASPIRATION_BUDGET_SHARE = 4  # each aspiration search gets at most a quarter of the budget left
 ASPIRATION_SHARES = (16, 4)  # the first searches take on 1/16, then 1/4 of the gap, then all of it
 
 
