@@ -307,9 +307,10 @@ def best(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     if show:
         click.echo(picture(Position.initial(the_deal)), nl=False)
     outcome = "win" if result.won else f"no win ({result.foundation_cards} cards up)"
+    outcome += f" in {result.actions} actions"
     if result.winnable == "loss":
         outcome += "; the deal is proved unwinnable"
-    click.echo(f"result: {outcome} in {result.actions} actions ({result.nodes:,} nodes, {result.seconds:.2f} s)")
+    click.echo(f"result: {outcome} ({result.nodes:,} nodes, {result.seconds:.2f} s)")
     if result.score is not None:
         parts = ", ".join(f"{k} {v:+,d}" for k, v in result.breakdown.items() if k != "total" and v)
         click.echo(f"score: {result.score:,}" + (f"  ({parts})" if parts else ""))
