@@ -9,33 +9,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from .movegen import PARAM_AUTO, PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_PRUNE, auto_playable
-from .state import PASS, TALON, TALON_LEN, TALON_SLOTS, WASTE_COUNT, state_hash
+from .movegen import PARAM_AUTO, PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_PRUNE, on_stock_cycle
+from .state import PASS, TALON_SLOTS, WASTE_COUNT, state_hash
 
 NO_WASTE_COUNT = TALON_SLOTS  # hashed in place of the talon position when `order` carries it
-
-
-@njit(cache=True)
-def on_stock_cycle(state, params):
-    """True if the talon position is one the draws come back to forever with unlimited passes.
-
-    Those positions (0, draw, 2*draw, ... and the end of the talon) can all be reached from one
-    another by talon actions alone. With auto-play that holds only while no card at those
-    positions would auto-play on arriving at the top (it would change the position on the way).
-    """
-    draw = params[PARAM_DRAW]
-    length = state[TALON_LEN]
-    waste_count = state[WASTE_COUNT]
-    if waste_count % draw != 0 and waste_count != length:
-        return False
-    if params[PARAM_AUTO]:
-        position = draw
-        while position <= length + draw - 1:
-            top = position if position < length else length
-            if top > 0 and auto_playable(state, state[TALON + top - 1]):
-                return False
-            position += draw
-    return True
 
 
 @njit(cache=True)

@@ -34,15 +34,10 @@ ALL_CARDS = (ONE << np.uint64(52)) - ONE
 
 @njit(cache=True)
 def relaxed_unwinnable(state, params):
-    """True if the relaxed game (module docstring) cannot put every card up: the position is lost."""
-    return relaxed_unwinnable_with(state, params, np.empty(52, dtype=np.int8))
-
-
-@njit(cache=True)
-def relaxed_unwinnable_with(state, params, below):
-    """`relaxed_unwinnable` with a scratch array of 52 int8 (`below`) from the caller: the kernels
-    that test every node allocate it once, not once a node."""
-    return relaxed_game(state, params, below, False) != ALL_CARDS
+    """True if the relaxed game (module docstring) cannot put every card up: the position is lost.
+    (The kernels that test every node call `is_dead_end` or `relaxed_game` with a scratch array
+    of their own, allocated once, not once a node.)"""
+    return relaxed_game(state, params, np.empty(52, dtype=np.int8), False) != ALL_CARDS
 
 
 @njit(cache=True)
@@ -112,8 +107,8 @@ def relaxed_game(state, params, below, exposed):
 
 @njit(cache=True)
 def is_dead_end(state, params, below):
-    """True if the position provably cannot be won (`relaxed_unwinnable_with`, `below` its
-    scratch array); always False when the search has dead-end tests off."""
+    """True if the position provably cannot be won (`relaxed_unwinnable`, `below` its scratch
+    array); always False when the search has dead-end tests off."""
     if not params[PARAM_DEAD_ENDS]:
         return False
-    return relaxed_unwinnable_with(state, params, below)
+    return relaxed_game(state, params, below, False) != ALL_CARDS

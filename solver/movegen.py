@@ -555,6 +555,29 @@ def generate_moves(state, params, moves):
 
 
 @njit(cache=True)
+def on_stock_cycle(state, params):
+    """True if the talon position is one the draws come back to forever with unlimited passes.
+
+    Those positions (0, draw, 2*draw, ... and the end of the talon) can all be reached from one
+    another by talon actions alone. With auto-play that holds only while no card at those
+    positions would auto-play on arriving at the top (it would change the position on the way).
+    """
+    draw = params[PARAM_DRAW]
+    length = state[TALON_LEN]
+    waste_count = state[WASTE_COUNT]
+    if waste_count % draw != 0 and waste_count != length:
+        return False
+    if params[PARAM_AUTO]:
+        position = draw
+        while position <= length + draw - 1:
+            top = position if position < length else length
+            if top > 0 and auto_playable(state, state[TALON + top - 1]):
+                return False
+            position += draw
+    return True
+
+
+@njit(cache=True)
 def _safe_talon_card(state, params):
     """With unlimited passes (no auto-play): the talon actions that bring a card safe to go up
     (`safe_to_foundation`) to the waste top, where taking it away leaves every other talon card
@@ -564,7 +587,7 @@ def _safe_talon_card(state, params):
       nearest one).
     - Draw 3: taking a card shifts the grouping of the cards after it, except for the last
       card of the talon; and drawing to the end gives up nothing only from a stock-cycle position
-      (`canon.on_stock_cycle`), which every later pass comes back to anyway.
+      (`on_stock_cycle`), which every later pass comes back to anyway.
     """
     draw = params[PARAM_DRAW]
     f2t = params[PARAM_F2T]
@@ -578,9 +601,7 @@ def _safe_talon_card(state, params):
             if position > 0 and safe_to_foundation(state, state[TALON + position - 1], f2t, False):
                 return steps
         return -1
-    if waste_count % draw != 0 and waste_count != length:
-        return -1
-    if not safe_to_foundation(state, state[TALON + length - 1], f2t, False):
+    if not on_stock_cycle(state, params) or not safe_to_foundation(state, state[TALON + length - 1], f2t, False):
         return -1
     return (length - waste_count + draw - 1) // draw
 

@@ -16,7 +16,7 @@ from numba import njit
 
 from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
     card_points
-from .cardsets import ONE, card_count
+from .cardsets import card_count, single
 from .deadends import ALL_CARDS
 from .rules import TIME_LIMIT_SECONDS, Ruleset
 from .state import (CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON,
@@ -212,13 +212,13 @@ def _points_still(card_points_table, placed, state, points, obj, reachable, turn
     placed and from turning the face-down cards of `turnable`."""
     still = points
     for card in range(52):
-        if placed[card] == 0 and reachable & (ONE << np.uint64(card)):
+        if placed[card] == 0 and reachable & single(card):
             still += card_points_table[card]
     face_down = 0
     for pile in range(PILES):
         base = PILE_CARDS + pile * PILE_SLOTS
         for index in range(state[FACE_DOWN + pile]):
-            if turnable & (ONE << np.uint64(state[base + index])):
+            if turnable & single(state[base + index]):
                 face_down += 1
     return still + obj[OBJ_TURN] * face_down
 

@@ -188,8 +188,8 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     no_win = verdict.result == "loss"
     ceiling = None  # no line is worth more than this (proven by an aspiration search), if known
     nodes = verdict.nodes
-    root_bound = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb).proven_bound()
-    for floor in aspiration_floors(root_bound, line_value(incumbent))[:-1]:
+    last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
+    for floor in aspiration_floors(last.proven_bound(), line_value(incumbent))[:-1]:
         if floor <= line_value(incumbent):
             continue  # an earlier search found a line worth this much
         # Each aspiration search gets a share of what is left, so that the search against the
@@ -208,7 +208,8 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
                                verdict.result, nodes, began, None)
         elif finished:
             ceiling = floor  # no line above the floor at all
-    search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
+    search = last if last.best_value == line_value(incumbent) else BranchAndBound(origin, rules, line_value(incumbent),
+                                                                                   no_win, memory_mb)
     remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
     reason = search.run_within(time.perf_counter(), nodes, max_nodes, remaining_time, progress)
     nodes += search.nodes
