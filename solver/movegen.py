@@ -464,41 +464,62 @@ def _talon_moves(state, tops, params, moves, count, pending):
 
 
 @njit(cache=True)
-def generate_moves(state, params, moves):
-    """Fill `moves` with the moves of `state`, best first; returns how many.
+def forced_move(state, params, moves):
+    """A move that provably loses no win and is played alone (with forced moves on): written to
+    `moves[0]`; returns 1, or 0 when there is none.
 
-    With forced moves on, a safe move to the foundation is returned alone (winnability; and the
-    fewest-actions search without auto-play or foundation->tableau, where the argument of
-    `safe_to_foundation` also keeps the action count: each replaced move is one action, and
-    the moves it makes unnecessary are dropped).
+    In the winnability search, and in the fewest-actions search without auto-play or
+    foundation->tableau, where the argument of `safe_to_foundation` also keeps the action count:
+    each replaced move is one action, and the moves it makes unnecessary are dropped.
+    """
+    if not params[PARAM_FORCED]:
+        return 0
+    f2t = params[PARAM_F2T]
+    auto = params[PARAM_AUTO]
+    for pile in range(PILES):
+        card = pile_top(state, pile)
+        if card >= 0 and safe_to_foundation(state, card, f2t, auto):
+            _add(moves, 0, pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0, 0)
+            # With draw 3 and auto-play, the cards this sends up may take the waste top along,
+            # which shifts the grouping of later draws: then the move is not provably safe.
+            if not (auto and params[PARAM_DRAW] == 3 and _changes_talon(state, moves[0], params)):
+                return 1
+    waste_count = state[WASTE_COUNT]
+    # Taking a draw-1 waste card away only skips it in every later pass; with draw 3 it would
+    # shift the grouping of later draws, so it is not forced there.
+    if params[PARAM_DRAW] == 1 and waste_count > 0:
+        if safe_to_foundation(state, state[TALON + waste_count - 1], f2t, auto):
+            _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, 0, 0)
+            return 1
+    if params[PARAM_PRUNE] and params[PARAM_PASS_LIMIT] == 0 and not auto:
+        steps = _safe_talon_card(state, params)
+        if steps >= 0:
+            _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, steps, 0)
+            return 1
+    return 0
+
+
+@njit(cache=True)
+def generate_moves(state, params, moves):
+    """Fill `moves` with the moves of `state`, best first; returns how many: the `forced_move`
+    alone if there is one, else `generate_choices`."""
+    if forced_move(state, params, moves):
+        return 1
+    return generate_choices(state, params, moves)
+
+
+@njit(cache=True)
+def generate_choices(state, params, moves):
+    """Fill `moves` with every move of `state` worth trying, best first; returns how many.
+    (`generate_moves` without the look for a forced move, for a caller that knows there is none.)
     """
     prune = params[PARAM_PRUNE]
     f2t = params[PARAM_F2T]
     auto = params[PARAM_AUTO]
     count = 0
-    if params[PARAM_FORCED]:
-        for pile in range(PILES):
-            card = pile_top(state, pile)
-            if card >= 0 and safe_to_foundation(state, card, f2t, auto):
-                count = _add(moves, 0, pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0, 0)
-                # With draw 3 and auto-play, the cards this sends up may take the waste top along,
-                # which shifts the grouping of later draws: then the move is not provably safe.
-                if not (auto and params[PARAM_DRAW] == 3 and _changes_talon(state, moves[0], params)):
-                    return count
-                count = 0
-        waste_count = state[WASTE_COUNT]
-        # Taking a draw-1 waste card away only skips it in every later pass; with draw 3 it would
-        # shift the grouping of later draws, so it is not forced there.
-        if params[PARAM_DRAW] == 1 and waste_count > 0:
-            card = state[TALON + waste_count - 1]
-            if safe_to_foundation(state, card, f2t, auto):
-                return _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, 0, 0)
-        if prune and params[PARAM_PASS_LIMIT] == 0 and not auto:
-            steps = _safe_talon_card(state, params)
-            if steps >= 0:
-                return _add(moves, 0, WASTE, FOUNDATION_PLACE, 0, steps, 0)
     pending = auto and auto_play_pending(state)
     tops = pile_tops(state)
+    king_waiting = -1  # `_king_could_fill`, worked out when first needed
     for pile in range(PILES):
         length = state[PILE_LEN + pile]
         if length == 0:
@@ -516,6 +537,13 @@ def generate_moves(state, params, moves):
                     priority = 80 * 64 + down
                 else:
                     priority = 40 * 64
+                if index == 0 and prune and not auto and CARD_VALUE[card] != 13:
+                    # Moving a whole pile that is not a king's run only empties it, which is of use
+                    # only to a king; until one could come, the move can wait (see `_king_could_fill`).
+                    if king_waiting < 0:
+                        king_waiting = _king_could_fill(state, f2t)
+                    if king_waiting == 0:
+                        continue
                 if has_target(tops, card, index == 0):
                     count = _card_targets(state, moves, count, card, pile, index, 0, priority, pile, index == 0)
             else:
@@ -604,6 +632,34 @@ def _safe_talon_card(state, params):
     if not on_stock_cycle(state, params) or not safe_to_foundation(state, state[TALON + length - 1], f2t, False):
         return -1
     return (length - waste_count + draw - 1) // draw
+
+
+@njit(cache=True)
+def _king_could_fill(state, foundation_to_tableau):
+    """1 if a king could go to an empty pile next: one in the talon, face up on a face-down card,
+    or (with foundation->tableau) on top of a foundation; else 0.
+
+    A whole pile whose bottom card is not a king moves onto another pile only to leave its place
+    empty (the moved cards play the same wherever they lie, and the card they cover only loses its
+    use), and an empty pile is of use only to a king. So in a winning line the move can wait until
+    just before the first king goes to an empty pile after it: every move in between is as legal
+    with the pile still in place (cards go onto its top there instead; the covered card lies
+    uncovered, and nothing could have been put on it). Just before, that king is one of these (a
+    king taken from the bottom of a pile to an empty one changes nothing, the piles being
+    interchangeable, so a winning line need not hold such a move). Without auto-play only: with it, the uncovered card might go up on its own meanwhile.
+    """
+    for i in range(state[TALON_LEN]):
+        if CARD_VALUE[state[TALON + i]] == 13:
+            return 1
+    for pile in range(PILES):
+        down = state[FACE_DOWN + pile]
+        if 0 < down < state[PILE_LEN + pile] and CARD_VALUE[state[PILE_CARDS + pile * PILE_SLOTS + down]] == 13:
+            return 1
+    if foundation_to_tableau:
+        for suit in range(4):
+            if state[FOUNDATION + suit] == 13:
+                return 1
+    return 0
 
 
 @njit(cache=True)

@@ -12,9 +12,9 @@ from numba import njit
 
 from .canon import position_key
 from .deadends import is_dead_end
-from .movegen import apply_move, generate_moves
+from .movegen import MOVE_FIELDS, apply_move, forced_move, generate_choices, generate_moves
 from .state import copy_into, foundation_total
-from .tt import tt_visit
+from .tt import tt_seen, tt_visit
 
 # Status codes returned by `search_chunk`.
 RUNNING = 0  # node budget of this chunk used up
@@ -57,11 +57,23 @@ def next_step(depth, move_count, move_next, ctx, max_depth):
 
 
 @njit(cache=True)
+def follow_forced_moves(state, params, forced):
+    """Play forced moves (`movegen.forced_move`) on `state` until none is left (`forced`: a scratch
+    row of moves); returns how many."""
+    played = 0
+    while forced_move(state, params, forced):
+        apply_move(state, forced[0], params)
+        played += 1
+    return played
+
+
+@njit(cache=True)
 def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, keys, orders, ctx, params,
                  node_budget):
     """Run the depth-first search for at most `node_budget` nodes; return a status code.
 
-    A node is a position reached by one macro-move. The table holds every position on the
+    A node is a position reached by one macro-move and the forced moves after it. The table
+    holds every position on the
     current path or already explored, so a position is expanded at most once while its entry
     stays (not at all when a dominating one was), and a cycle back to an ancestor is never followed.
     """
@@ -69,6 +81,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
     depth = ctx[CTX_DEPTH]
     nodes = 0
     scratch = np.empty(52, dtype=np.int8)  # for the dead-end test
+    forced = np.empty((1, MOVE_FIELDS), dtype=np.int16)  # for forced moves
     if depth < 0:
         key, order = position_key(states[0], params)
         path_keys[0] = key
@@ -100,6 +113,17 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
             ctx[CTX_NODES] += nodes
             return WIN
         key, order = position_key(child, params)
+        if tt_seen(keys, orders, key, order):
+            continue
+        # A new position with a forced move: the forced moves are played at once, and the
+        # positions they pass through are not stored (the line's forced moves are found again
+        # the same way, see `follow_forced_moves`).
+        if follow_forced_moves(child, params, forced):
+            if foundation_total(child) == 52:
+                ctx[CTX_DEPTH] = depth + 1
+                ctx[CTX_NODES] += nodes
+                return WIN
+            key, order = position_key(child, params)
         if not tt_visit(keys, orders, key, order):
             continue
         ctx[CTX_TABLE_COUNT] += 1
@@ -109,7 +133,7 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
         if is_dead_end(child, params, scratch):
             move_count[depth] = 0
         else:
-            move_count[depth] = generate_moves(child, params, moves[depth])
+            move_count[depth] = generate_choices(child, params, moves[depth])
         move_next[depth] = 0
     ctx[CTX_DEPTH] = depth
     ctx[CTX_NODES] += nodes

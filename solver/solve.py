@@ -18,7 +18,7 @@ from .canon import orders_used
 from .deal import Deal
 from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
-                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE)
+                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, apply_move, forced_move)
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
@@ -127,11 +127,20 @@ class Search(ChunkedSearch):
                      depth + 1)
 
     def path(self) -> list[tuple[int, int, int, int]]:
-        """The macro-moves from the root to the current position (after a WIN)."""
+        """The macro-moves from the root to the current position (after a WIN), with the forced
+        moves the search played after each one (`search.follow_forced_moves`) found again."""
         depth = int(self.ctx[CTX_DEPTH])
         moves, move_next = self.stack["moves"], self.stack["move_next"]
-        rows = moves[np.arange(depth), move_next[:depth] - 1, :4]
-        return [tuple(row) for row in rows.tolist()]
+        state = self.stack["states"][0].copy()
+        forced = np.zeros((1, MOVE_FIELDS), dtype=np.int16)
+        path = []
+        for row in moves[np.arange(depth), move_next[:depth] - 1]:
+            apply_move(state, row, self.params)
+            path.append(tuple(row[:4].tolist()))
+            while forced_move(state, self.params, forced):
+                apply_move(state, forced[0], self.params)
+                path.append(tuple(forced[0, :4].tolist()))
+        return path
 
 
 # The move orders of a portfolio (`movegen`, PARAM_ORDER). Search times are heavy-tailed: a deal

@@ -42,6 +42,21 @@ def tt_visit(keys, orders, key, order):
 
 
 @njit(cache=True)
+def tt_seen(keys, orders, key, order):
+    """True if `tt_visit` would answer False (the position need not be searched); records nothing."""
+    with_orders = orders.shape[0] != 0
+    mask = keys.shape[0] - 1
+    slot = np.int64(key & np.uint64(mask))
+    while True:
+        stored = keys[slot]
+        if stored == key:
+            return not with_orders or orders[slot] <= order
+        if stored == 0:
+            return False
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
 def rehash(old_keys, old_orders, keys, orders):
     """Insert every entry of the old table into the (empty) new one; returns the count."""
     with_orders = old_orders.shape[0] != 0

@@ -22,7 +22,7 @@ DRAW3_UNLIMITED = PRESETS["classic"].with_overrides(draw=3, passes=None, foundat
 CASES = [
     (PRESETS["classic"], 14, "loss", 1 << 14),
     (PRESETS["classic"], 8, "win", 1 << 14),
-    (DRAW3_UNLIMITED, 40, "loss", 1 << 12),
+    (DRAW3_UNLIMITED, 40, "loss", 1 << 11),
     (DRAW3_UNLIMITED, 7, "win", 1 << 13),
 ]
 

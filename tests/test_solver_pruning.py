@@ -243,3 +243,29 @@ def test_draw_1_puts_a_stock_card_out_only_when_a_card_could_come_onto_it_next(p
     count = generate_moves(encode(position), search_params(BENCH_RULESETS["ksolve-draw1"]), moves)
     onto_ten = [tuple(m[:2]) for m in moves[:count] if m[MOVE_SOURCE] == WASTE and m[MOVE_TARGET] == 1]
     assert bool(onto_ten) == offered
+
+
+
+NO_KING_FREE = ("foundations: c=9 d=10 h=8 s=10\nstock: Jc Qc Jd\nwaste: -\npass: 1\n"
+                "1: 9h\n2: [Kh] Tc\n3: [Kd] Js\n4: [Kc] Qd\n5: [Ks] Qs\n6: [Th] Jh\n7: Qh\n")
+KING_UP = ("foundations: c=9 d=13 h=8 s=10\nstock: Jc\nwaste: -\npass: 1\n"
+           "1: 9h\n2: [Kh] Tc\n3: [Ks] Qs\n4: [Kc] Js\n5: [Th] Jh\n6: Qh\n7: Qc\n")
+
+
+@pytest.mark.parametrize("rules_name, text, offered", [
+    ("ksolve-draw3", NO_KING_FREE, False),  # no king could come into pile 1: the move waits
+    ("ksolve-draw3", NO_KING_FREE.replace("Jd", "Kx").replace("[Kd]", "[Jd]").replace("Kx", "Kd"), True),  # talon
+    ("ksolve-draw1", NO_KING_FREE.replace("[Kd] Js", "[Js] Kd"), True),  # face up on a face-down card
+    ("ksolve-draw3", KING_UP, True),  # the king of diamonds could come down from its foundation
+    ("classic", KING_UP, False),  # ... but not without foundation->tableau
+    ("harmony", NO_KING_FREE, True),  # with auto-play the rule is off
+])
+def test_a_whole_pile_moves_off_only_when_a_king_could_take_its_place(rules_name, text, offered):
+    """The 9h, alone in pile 1, goes onto the Tc only if a king could then go to the empty pile
+    (`movegen._king_could_fill`): the move empties pile 1 and does nothing else. (Forced moves
+    off, so that no safe move to a foundation stands alone.)"""
+    rules = BENCH_RULESETS.get(rules_name) or PRESETS[rules_name]
+    moves = np.zeros((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+    count = generate_moves(encode(from_text(text)), search_params(rules, forced=False), moves)
+    onto_ten = [tuple(m[:3]) for m in moves[:count] if m[MOVE_SOURCE] == 0 and m[MOVE_TARGET] == 1]
+    assert bool(onto_ten) == offered, moves[:count].tolist()
