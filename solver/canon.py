@@ -7,15 +7,14 @@ once it has been searched the other need not be.
 
 from __future__ import annotations
 
-from numba import njit
-
+from .jitcache import kernel
 from .movegen import PARAM_AUTO, PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_PRUNE, on_stock_cycle
 from .state import PASS, TALON_SLOTS, WASTE_COUNT, state_hash
 
 NO_WASTE_COUNT = TALON_SLOTS  # hashed in place of the talon position when `order` carries it
 
 
-@njit(cache=True)
+@kernel
 def position_key(state, params):
     """(key, order) of a position for the transposition table.
 

@@ -9,7 +9,8 @@ foundation->tableau test of `movegen`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jitcache import kernel
 
 ONE = np.uint64(1)
 SUIT_BITS = np.uint64(0x1FFF)  # the 13 cards of one suit, as bits from the suit's ace
@@ -31,20 +32,20 @@ def _de_bruijn_index() -> np.ndarray:
 DE_BRUIJN_INDEX = _de_bruijn_index()
 
 
-@njit(cache=True)
+@kernel
 def single(card):
     """The card set holding only `card`."""
     return ONE << np.uint64(card)
 
 
-@njit(cache=True)
+@kernel
 def lowest_bit_index(word):
     """The index of the lowest set bit of a non-zero uint64."""
     lowest = word & (~word + ONE)
     return DE_BRUIJN_INDEX[np.int64((lowest * DE_BRUIJN) >> np.uint64(58))]
 
 
-@njit(cache=True)
+@kernel
 def card_count(cards):
     """The number of cards in a card set (bits set)."""
     count = 0
@@ -54,7 +55,7 @@ def card_count(cards):
     return count
 
 
-@njit(cache=True)
+@kernel
 def other_colour(cards):
     """Each card of `cards` moved to the same value in both suits of the other colour."""
     clubs, spades = cards & CLUBS, cards & SPADES
@@ -65,13 +66,13 @@ def other_colour(cards):
     return black_to_red | red_to_black
 
 
-@njit(cache=True)
+@kernel
 def cards_on(bases):
     """The cards that may lie on some card of `bases` in the tableau (one lower, other colour)."""
     return other_colour((bases & ~ACES) >> ONE)  # a suit's ace has no card below it
 
 
-@njit(cache=True)
+@kernel
 def bases_of(cards):
     """The cards that some card of `cards` may lie on in the tableau (one higher, other colour)."""
     return other_colour((cards & ~KINGS) << ONE)  # a king lies on no card

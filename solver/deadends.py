@@ -26,13 +26,14 @@ import numpy as np
 from numba import njit
 
 from .cardsets import KINGS, ONE, SUIT_BITS, cards_on, lowest_bit_index, single
+from .jitcache import kernel
 from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT
 from .state import FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON, TALON_LEN, WASTE_COUNT
 
 ALL_CARDS = (ONE << np.uint64(52)) - ONE
 
 
-@njit(cache=True)
+@njit(cache=True)  # not `kernel`: it allocates its scratch array
 def relaxed_unwinnable(state, params):
     """True if the relaxed game (module docstring) cannot put every card up: the position is lost.
     (The kernels that test every node call `is_dead_end` or `relaxed_game` with a scratch array
@@ -40,7 +41,7 @@ def relaxed_unwinnable(state, params):
     return relaxed_game(state, params, np.empty(52, dtype=np.int8), False) != ALL_CARDS
 
 
-@njit(cache=True)
+@kernel
 def relaxed_game(state, params, below, exposed):
     """The relaxed game (module docstring) played to its end (`below`: a scratch array of 52 int8).
 
@@ -105,7 +106,7 @@ def relaxed_game(state, params, below, exposed):
             newly &= newly - ONE
 
 
-@njit(cache=True)
+@kernel
 def is_dead_end(state, params, below):
     """True if the position provably cannot be won (`relaxed_unwinnable`, `below` its scratch
     array); always False when the search has dead-end tests off."""

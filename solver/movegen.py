@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .cardsets import ACES, ONE, SUIT_BITS, bases_of, single
+from .jitcache import kernel
 from .state import (BASE_MASK, CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
                     PILE_SLOTS, PILES, TALON, TALON_LEN, TALON_SLOTS, WASTE_COUNT, MAX_PASS_HASHED)
 
@@ -28,11 +29,12 @@ MOVE_FIELDS = 5
 MAX_MOVES = 256
 
 # Parameters of a search (an int32 array), set from a Ruleset by `solve.search_params`.
-PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS, PARAM_FORCED, PARAM_ORDER = range(8)
-PARAM_SIZE = 8
+PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS, PARAM_FORCED, PARAM_ORDER, \
+    PARAM_WAIT = range(9)
+PARAM_SIZE = 9
 
 
-@njit(cache=True)
+@kernel
 def pile_top(state, pile):
     """The top card of a pile, or -1 when it is empty."""
     length = state[PILE_LEN + pile]
@@ -41,19 +43,19 @@ def pile_top(state, pile):
     return state[PILE_CARDS + pile * PILE_SLOTS + length - 1]
 
 
-@njit(cache=True)
+@kernel
 def fits_on(card, base):
     """True if `card` may lie on `base` in the tableau (one lower, other colour)."""
     return CARD_VALUE[card] + 1 == CARD_VALUE[base] and CARD_RED[card] != CARD_RED[base]
 
 
-@njit(cache=True)
+@kernel
 def goes_to_foundation(state, card):
     """True if `card` is the next card of its suit's foundation."""
     return state[FOUNDATION + CARD_SUIT[card]] == CARD_VALUE[card] - 1
 
 
-@njit(cache=True)
+@kernel
 def lowest_foundation(state):
     """The smallest foundation count."""
     low = state[FOUNDATION]
@@ -63,7 +65,7 @@ def lowest_foundation(state):
     return low
 
 
-@njit(cache=True)
+@kernel
 def auto_playable(state, card):
     """RULES.md 4 auto-play test: an ace, or a card all four of whose lower cards are up."""
     if not goes_to_foundation(state, card):
@@ -71,7 +73,7 @@ def auto_playable(state, card):
     return CARD_VALUE[card] == 1 or lowest_foundation(state) >= CARD_VALUE[card] - 1
 
 
-@njit(cache=True)
+@kernel
 def safe_to_foundation(state, card, foundation_to_tableau, auto):
     """True if moving `card` to its foundation now cannot lose a win (a forced move).
 
@@ -116,7 +118,7 @@ def safe_to_foundation(state, card, foundation_to_tableau, auto):
     return True
 
 
-@njit(cache=True)
+@kernel
 def turn_top(state, pile):
     """Turn a face-down card left on top of a pile; returns 1 if a card was turned."""
     length = state[PILE_LEN + pile]
@@ -126,7 +128,7 @@ def turn_top(state, pile):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def remove_waste_top(state):
     """Delete the waste top from the talon sequence."""
     waste_count = state[WASTE_COUNT]
@@ -137,7 +139,7 @@ def remove_waste_top(state):
     state[WASTE_COUNT] = waste_count - 1
 
 
-@njit(cache=True)
+@kernel
 def talon_step(state, draw, pass_limit):
     """One talon action: draw if the stock is not empty, else recycle if allowed. False if neither."""
     length = state[TALON_LEN]
@@ -154,13 +156,13 @@ def talon_step(state, draw, pass_limit):
     return False
 
 
-@njit(cache=True)
+@kernel
 def put_on_foundation(state, card):
     """Place a card on its foundation."""
     state[FOUNDATION + CARD_SUIT[card]] += 1
 
 
-@njit(cache=True)
+@kernel
 def auto_play(state):
     """RULES.md 4: move every auto-playable waste top or pile top up, waste first, until none.
 
@@ -189,7 +191,7 @@ def auto_play(state):
     return turned
 
 
-@njit(cache=True)
+@kernel
 def auto_play_pending(state):
     """True if a card is auto-playable now (only possible before the first action)."""
     waste_count = state[WASTE_COUNT]
@@ -202,7 +204,7 @@ def auto_play_pending(state):
     return False
 
 
-@njit(cache=True)
+@kernel
 def moved_card(state, move):
     """The card a move carries (the lowest of a run), or -1 for talon actions only.
 
@@ -218,7 +220,7 @@ def moved_card(state, move):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def apply_move(state, move, params):
     """Play a move on `state` in place: talon steps, the move, turning, then auto-play.
 
@@ -260,7 +262,7 @@ def apply_move(state, move, params):
     return turned
 
 
-@njit(cache=True)
+@kernel
 def _add(moves, count, source, target, index, steps, priority):
     """Append a move; silently ignored past MAX_MOVES (callers size the array generously)."""
     if count < MAX_MOVES:
@@ -275,7 +277,7 @@ def _add(moves, count, source, target, index, steps, priority):
 EMPTY_PILE_BIT = np.uint64(1) << np.uint64(52)
 
 
-@njit(cache=True)
+@kernel
 def pile_tops(state):
     """The bits (1 << card) of the pile tops, and EMPTY_PILE_BIT if a pile is empty."""
     tops = np.uint64(0)
@@ -285,7 +287,7 @@ def pile_tops(state):
     return tops
 
 
-@njit(cache=True)
+@kernel
 def has_target(tops, card, king_at_bottom):
     """False if `card` fits on no pile top (`tops`: `pile_tops`), nor, a king not already at the
     bottom of its pile, in an empty pile: the usual case, settled without a look at the piles.
@@ -298,7 +300,7 @@ def has_target(tops, card, king_at_bottom):
     return tops & BASE_MASK[card] != 0
 
 
-@njit(cache=True)
+@kernel
 def _card_targets(state, moves, count, card, source, index, steps, priority, skip_pile, king_at_bottom):
     """Add the moves of `card` (alone or under a run) to every pile it fits on (once `has_target`).
 
@@ -319,7 +321,7 @@ def _card_targets(state, moves, count, card, source, index, steps, priority, ski
     return count
 
 
-@njit(cache=True)
+@kernel
 def could_be_covered(state, card, foundation_to_tableau):
     """True if some card could be put on `card` next: one of the two other-colour cards one
     lower, in the talon, (with foundation->tableau) a foundation top, or in a pile where the
@@ -356,7 +358,7 @@ def could_be_covered(state, card, foundation_to_tableau):
     return False
 
 
-@njit(cache=True)
+@kernel
 def worth_taking_down(state):
     """The foundation cards that may be worth taking down (a card set): without auto-play, every
     other foundation card is provably of no use in play yet.
@@ -400,7 +402,7 @@ def worth_taking_down(state):
         worth = grown
 
 
-@njit(cache=True)
+@kernel
 def _talon_moves(state, tops, params, moves, count, pending):
     """Macro-moves from the stock and waste: every card that repeated talon actions can bring
     to the waste top, to a foundation or a pile, costing that many actions.
@@ -463,7 +465,7 @@ def _talon_moves(state, tops, params, moves, count, pending):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True)  # not `kernel`: `_changes_talon` allocates
 def forced_move(state, params, moves):
     """A move that provably loses no win and is played alone (with forced moves on): written to
     `moves[0]`; returns 1, or 0 when there is none.
@@ -499,7 +501,7 @@ def forced_move(state, params, moves):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True)  # not `kernel`: it calls `forced_move`
 def generate_moves(state, params, moves):
     """Fill `moves` with the moves of `state`, best first; returns how many: the `forced_move`
     alone if there is one, else `generate_choices`."""
@@ -508,7 +510,7 @@ def generate_moves(state, params, moves):
     return generate_choices(state, params, moves)
 
 
-@njit(cache=True)
+@kernel
 def generate_choices(state, params, moves):
     """Fill `moves` with every move of `state` worth trying, best first; returns how many.
     (`generate_moves` without the look for a forced move, for a caller that knows there is none.)
@@ -537,7 +539,7 @@ def generate_choices(state, params, moves):
                     priority = 80 * 64 + down
                 else:
                     priority = 40 * 64
-                if index == 0 and prune and not auto and CARD_VALUE[card] != 13:
+                if index == 0 and params[PARAM_WAIT] and not auto and CARD_VALUE[card] != 13:
                     # Moving a whole pile that is not a king's run only empties it, which is of use
                     # only to a king; until one could come, the move can wait (see `_king_could_fill`).
                     if king_waiting < 0:
@@ -582,7 +584,7 @@ def generate_choices(state, params, moves):
     return count
 
 
-@njit(cache=True)
+@kernel
 def on_stock_cycle(state, params):
     """True if the talon position is one the draws come back to forever with unlimited passes.
 
@@ -605,7 +607,7 @@ def on_stock_cycle(state, params):
     return True
 
 
-@njit(cache=True)
+@kernel
 def _safe_talon_card(state, params):
     """With unlimited passes (no auto-play): the talon actions that bring a card safe to go up
     (`safe_to_foundation`) to the waste top, where taking it away leaves every other talon card
@@ -634,7 +636,7 @@ def _safe_talon_card(state, params):
     return (length - waste_count + draw - 1) // draw
 
 
-@njit(cache=True)
+@kernel
 def _king_could_fill(state, foundation_to_tableau):
     """1 if a king could go to an empty pile next: one in the talon, face up on a face-down card,
     or (with foundation->tableau) on top of a foundation; else 0.
@@ -662,7 +664,7 @@ def _king_could_fill(state, foundation_to_tableau):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True)  # not `kernel`: it allocates a trial state
 def _changes_talon(state, move, params):
     """True if playing `move` (with its auto-play) removes a card from the talon."""
     trial = state.copy()
@@ -670,7 +672,7 @@ def _changes_talon(state, move, params):
     return trial[TALON_LEN] != state[TALON_LEN]
 
 
-@njit(cache=True)
+@kernel
 def _sort_moves(moves, count):
     """Insertion sort by priority, highest first (stable, so generation order breaks ties)."""
     for i in range(1, count):

@@ -100,11 +100,12 @@ class BranchAndBound(ChunkedSearch):
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
                  memory_mb: int = DEFAULT_MEMORY_MB):
         super().__init__(memory_mb)
-        # Pruning rules keep some win, not the best line; only the safe moves to the foundation
-        # are kept where they provably cost no action (fewest actions, no auto-play, no
-        # foundation->tableau: see movegen.generate_moves).
+        # Pruning rules keep some win, not the best line; kept are only the safe moves to the
+        # foundation where they provably cost no action (fewest actions, no auto-play, no
+        # foundation->tableau: see movegen.forced_move), and the rule that only makes a whole
+        # pile's move wait (movegen._king_could_fill), which changes no line's actions or score.
         forced = rules.scoring is None and not rules.auto_play and not rules.foundation_to_tableau
-        self.params = search_params(rules, prune=False, forced=forced)
+        self.params = search_params(rules, prune=False, forced=forced, wait=True)
         self.obj, self.card_points = objective_params(rules)
         self.obj[OBJ_NO_WIN] = int(no_win)
         self.stack["states"][0] = encode(origin.position)

@@ -12,6 +12,7 @@ from numba import njit
 
 from .canon import position_key
 from .deadends import is_dead_end
+from .jitcache import kernel
 from .movegen import MOVE_FIELDS, apply_move, forced_move, generate_choices, generate_moves
 from .state import copy_into, foundation_total
 from .tt import tt_seen, tt_visit
@@ -33,7 +34,7 @@ PROCEED = -1  # try the next move at this depth
 AGAIN = -2  # the level was closed or left: look again
 
 
-@njit(cache=True)
+@kernel
 def next_step(depth, move_count, move_next, ctx, max_depth):
     """The stack bookkeeping shared by the depth-first kernels: returns (step, depth).
 
@@ -56,7 +57,7 @@ def next_step(depth, move_count, move_next, ctx, max_depth):
     return PROCEED, depth
 
 
-@njit(cache=True)
+@njit(cache=True)  # not `kernel`: it calls `forced_move`
 def follow_forced_moves(state, params, forced):
     """Play forced moves (`movegen.forced_move`) on `state` until none is left (`forced`: a scratch
     row of moves); returns how many."""
@@ -67,7 +68,7 @@ def follow_forced_moves(state, params, forced):
     return played
 
 
-@njit(cache=True)
+@njit(cache=True)  # not `kernel`: it allocates its scratch arrays
 def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, keys, orders, ctx, params,
                  node_budget):
     """Run the depth-first search for at most `node_budget` nodes; return a status code.

@@ -18,7 +18,8 @@ from .canon import orders_used
 from .deal import Deal
 from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
-                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, apply_move, forced_move)
+                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, PARAM_WAIT, apply_move,
+                      forced_move)
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
@@ -64,12 +65,14 @@ def deal_fields(deal: Deal, rules: Ruleset) -> dict:
 
 
 def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = None,
-                  forced: bool | None = None) -> np.ndarray:
+                  forced: bool | None = None, wait: bool | None = None) -> np.ndarray:
     """The int32 parameter array of the numba core for a ruleset.
 
     `prune` switches the pruning rules of the winnability search; `dead_ends` (default: as
     `prune`) the dead-end tests, separately so that tests can check them against lines found
-    without them; `forced` (default: as `prune`) the safe moves to the foundation.
+    without them; `forced` (default: as `prune`) the safe moves to the foundation; `wait`
+    (default: as `prune`) the rule that a whole pile moves off only when a king could take its
+    place, which only makes a move wait and so keeps every line's actions and score.
     """
     params = np.zeros(PARAM_SIZE, dtype=np.int32)
     params[PARAM_DRAW] = rules.draw
@@ -79,6 +82,7 @@ def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = N
     params[PARAM_PRUNE] = int(prune)
     params[PARAM_DEAD_ENDS] = int(prune if dead_ends is None else dead_ends)
     params[PARAM_FORCED] = int(prune if forced is None else forced)
+    params[PARAM_WAIT] = int(prune if wait is None else wait)
     return params
 
 
@@ -148,6 +152,10 @@ class Search(ChunkedSearch):
 MOVE_ORDERS = (0, 1, 2)
 SOLO_NODES = 1_000_000  # the first search alone decides most deals within this many nodes
 SLICE_NODES = 100_000  # then the searches take turns, this many nodes each
+# ... the search under the full rules this many times as many: it alone can prove a loss, and
+# losses are most of the slow deals (draw 3, unlimited passes, seeds 1-1000: 18 of the 25 deals
+# past 10 M nodes). The wins that another search finds between 1 M and 10 M nodes come later.
+FULL_SLICES = 6
 TURNS_NODES = 10_000_000  # past this many nodes in all, one search under the full rules goes on alone
 
 
@@ -185,9 +193,10 @@ class Portfolio:
 
     Each search is complete on its own: a win by any is a win (with its line); a loss under
     the full rules is a loss. A loss without foundation->tableau ends every search without them.
-    The first search runs alone for SOLO_NODES, then all take turns of SLICE_NODES; past
-    TURNS_NODES in all the deal is most likely a loss, which every search would have to prove
-    alone, so only the first under the full rules goes on. They share the memory budget: before
+    The first search runs alone for SOLO_NODES, then all take turns of SLICE_NODES (the search
+    under the full rules FULL_SLICES times as many); past TURNS_NODES in all the deal is most
+    likely a loss, which every search would have to prove alone, so only the first under the full
+    rules goes on. They share the memory budget: before
     its turn, a search's table may grow into whatever the others do not use (a table purged for
     want of room costs a search part of its progress, so a fixed share each would be worse).
     """
@@ -236,7 +245,7 @@ class Portfolio:
                 member.search = Search(self.position, member.rules, self.share_mb, order=member.order)
             search = member.search
             self._make_room(search)
-            slice_nodes = SOLO_NODES if self.nodes == 0 else SLICE_NODES
+            slice_nodes = SOLO_NODES if self.nodes == 0 else SLICE_NODES * (FULL_SLICES if member.full else 1)
             reason = search.run_within(began, self.nodes - search.nodes, max_nodes, time_limit, progress,
                                        slice_nodes)
             self.peak_table_bytes = max(self.peak_table_bytes, sum(other.table_bytes for other in self.searches))

@@ -21,7 +21,8 @@ The foundations are not hashed: they are exactly the cards found nowhere else.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jitcache import kernel
 
 PILES = 7
 PILE_SLOTS = 20  # 6 face-down cards + a full K..A run is 19
@@ -94,7 +95,7 @@ def decode(state: np.ndarray):
                     talon[:waste_count], [int(state[FOUNDATION + s]) for s in range(4)], int(state[PASS]))
 
 
-@njit(cache=True)
+@kernel
 def state_hash(state, hash_pass, waste_count):
     """Canonical 64-bit hash of a state, with `waste_count` standing for the talon position.
 
@@ -125,13 +126,13 @@ def state_hash(state, hash_pass, waste_count):
     return key
 
 
-@njit(cache=True)
+@kernel
 def foundation_total(state):
     """Cards on the foundations."""
     return state[FOUNDATION] + state[FOUNDATION + 1] + state[FOUNDATION + 2] + state[FOUNDATION + 3]
 
 
-@njit(cache=True)
+@kernel
 def copy_into(target, source):
     """Copy one array into another of the same length. An explicit loop: numba's slice
     assignment (`target[:] = source`) guards against overlap with a temporary copy and takes

@@ -13,9 +13,10 @@ then redo some work).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-@njit(cache=True)
+from .jitcache import kernel
+
+@kernel
 def tt_visit(keys, orders, key, order):
     """Record a visit; True if the position must be searched (new, or better than the stored one).
 
@@ -41,7 +42,7 @@ def tt_visit(keys, orders, key, order):
         slot = (slot + 1) & mask
 
 
-@njit(cache=True)
+@kernel
 def tt_seen(keys, orders, key, order):
     """True if `tt_visit` would answer False (the position need not be searched); records nothing."""
     with_orders = orders.shape[0] != 0
@@ -56,7 +57,7 @@ def tt_seen(keys, orders, key, order):
         slot = (slot + 1) & mask
 
 
-@njit(cache=True)
+@kernel
 def rehash(old_keys, old_orders, keys, orders):
     """Insert every entry of the old table into the (empty) new one; returns the count."""
     with_orders = old_orders.shape[0] != 0
@@ -68,7 +69,7 @@ def rehash(old_keys, old_orders, keys, orders):
     return count
 
 
-@njit(cache=True)
+@kernel
 def evict(keys, orders, selector, keep_keys, keep_orders, keep_count):
     """Make room in a full table: drop every entry whose key has all the bits of `selector` set
     (two bits: about a quarter), close the gaps in place, then put back the first `keep_count`
@@ -112,7 +113,7 @@ def evict(keys, orders, selector, keep_keys, keep_orders, keep_count):
     return count
 
 
-@njit(cache=True)
+@kernel
 def tt_visit_scored(keys, points, actions, key, new_points, new_actions):
     """Record a visit for the optimal search; True if the position must be searched.
 
@@ -137,7 +138,7 @@ def tt_visit_scored(keys, points, actions, key, new_points, new_actions):
         slot = (slot + 1) & mask
 
 
-@njit(cache=True)
+@kernel
 def rehash_scored(old_keys, old_points, old_actions, keys, points, actions):
     """Insert every entry of the old scored table into the (empty) new one; returns the count."""
     count = 0
@@ -148,7 +149,7 @@ def rehash_scored(old_keys, old_points, old_actions, keys, points, actions):
     return count
 
 
-@njit(cache=True)
+@kernel
 def flush_scored(keys, points, actions, keep_keys, keep_points, keep_actions, keep_count):
     """Empty the scored table, then put back the first `keep_count` path entries."""
     keys[:] = 0
