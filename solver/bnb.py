@@ -10,9 +10,9 @@ the best line found, or when the table holds a visit of the same position that d
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .deadends import ALL_CARDS, relaxed_game
+from .jitcache import kernel
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
 from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, no_win_bound, recycle_penalties,
                         record_placements, stop_value, upper_bound, within_time, won_value)
@@ -30,7 +30,7 @@ B_BEST, B_BEST_LENGTH = 6, 7
 B_CTX_SIZE = 8
 
 
-@njit(cache=True)
+@kernel
 def scored_key(state, params, obj, placed):
     """Table key of a position for the optimal search.
 
@@ -51,7 +51,7 @@ def scored_key(state, params, obj, placed):
     return key
 
 
-@njit(cache=True)
+@kernel
 def _record_best(moves, move_next, depth, best_path, ctx, value):
     """Keep the current path (through the move being tried at `depth`) as the best line."""
     for d in range(depth + 1):
@@ -61,7 +61,7 @@ def _record_best(moves, move_next, depth, best_path, ctx, value):
     ctx[B_BEST_LENGTH] = depth + 1
 
 
-@njit(cache=True)
+@kernel
 def _play_child(parent, parent_placed, parent_points, parent_actions, move, child, child_placed, params, obj,
                 card_points_table):
     """Play `move` from `parent` into `child`; returns (actions, points) of the child, or (-1, 0)
@@ -78,7 +78,7 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
     return taken, parent_points + gained
 
 
-@njit(cache=True)
+@kernel
 def position_bound(obj, card_points_table, placed, state, points, actions, params, best, scratch):
     """`objective.upper_bound` of a position, made tighter by the relaxed game of `deadends`
     (`scratch`: its array): where it cannot put every card up, the position is lost, and no line
@@ -94,17 +94,15 @@ def position_bound(obj, card_points_table, placed, state, points, actions, param
     return bound
 
 
-@njit(cache=True)
+@kernel
 def open_bound(states, placed, points, actions, bounds, moves, move_count, move_next, ctx, params, obj,
-               card_points_table):
+               card_points_table, child, child_placed, scratch):
     """A value no line can beat while the search is under way (depth >= 0): the best so far, or
     a move not yet tried from a position on the stack (every other line was explored, or cut by a
     bound or by a dominating visit). An untried move is bounded by the smaller of its own
-    position's bound and its parent's."""
+    position's bound and its parent's. `child`, `child_placed` (a row of `states`, `placed`) and
+    `scratch` (52 int8) are work space from the caller: the kernel allocates nothing."""
     best = ctx[B_BEST]
-    child = np.empty_like(states[0])
-    child_placed = np.empty_like(placed[0])
-    scratch = np.empty(52, dtype=np.int8)
     for d in range(ctx[CTX_DEPTH], -1, -1):
         if bounds[d] <= best:
             continue
@@ -120,15 +118,16 @@ def open_bound(states, placed, points, actions, bounds, moves, move_count, move_
     return best
 
 
-@njit(cache=True)
+@kernel
 def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_next, path_keys,
-              keys, table_points, table_actions, best_path, ctx, params, obj, card_points_table, node_budget):
+              keys, table_points, table_actions, best_path, ctx, params, obj, card_points_table, node_budget,
+              scratch):
     """Run the branch and bound for at most `node_budget` nodes; return a status code
-    (RUNNING, EXHAUSTED, TABLE_FULL, STACK_FULL as in `search`; EXHAUSTED proves the best)."""
+    (RUNNING, EXHAUSTED, TABLE_FULL, STACK_FULL as in `search`; EXHAUSTED proves the best).
+    `scratch` (52 int8) is the dead-end test's work space for `position_bound`."""
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]
     nodes = 0
-    scratch = np.empty(52, dtype=np.int8)  # for the dead-end test of `position_bound`
     if depth < 0:
         record_placements(obj, card_points_table, placed[0], states[0])
         root_stop = stop_value(obj, states[0], points[0], actions[0])

@@ -13,7 +13,6 @@ position in the pile of the lowest moved card.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .cardsets import ACES, ONE, SUIT_BITS, bases_of, single
 from .jitcache import kernel
@@ -465,7 +464,7 @@ def _talon_moves(state, tops, params, moves, count, pending):
     return count
 
 
-@njit(cache=True)  # not `kernel`: `_changes_talon` allocates
+@kernel
 def forced_move(state, params, moves):
     """A move that provably loses no win and is played alone (with forced moves on): written to
     `moves[0]`; returns 1, or 0 when there is none.
@@ -484,7 +483,7 @@ def forced_move(state, params, moves):
             _add(moves, 0, pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0, 0)
             # With draw 3 and auto-play, the cards this sends up may take the waste top along,
             # which shifts the grouping of later draws: then the move is not provably safe.
-            if not (auto and params[PARAM_DRAW] == 3 and _changes_talon(state, moves[0], params)):
+            if not (auto and params[PARAM_DRAW] == 3 and _sends_waste_up(state, pile)):
                 return 1
     waste_count = state[WASTE_COUNT]
     # Taking a draw-1 waste card away only skips it in every later pass; with draw 3 it would
@@ -501,7 +500,7 @@ def forced_move(state, params, moves):
     return 0
 
 
-@njit(cache=True)  # not `kernel`: it calls `forced_move`
+@kernel
 def generate_moves(state, params, moves):
     """Fill `moves` with the moves of `state`, best first; returns how many: the `forced_move`
     alone if there is one, else `generate_choices`."""
@@ -664,12 +663,60 @@ def _king_could_fill(state, foundation_to_tableau):
     return 0
 
 
-@njit(cache=True)  # not `kernel`: it allocates a trial state
-def _changes_talon(state, move, params):
-    """True if playing `move` (with its auto-play) removes a card from the talon."""
-    trial = state.copy()
-    apply_move(trial, move, params)
-    return trial[TALON_LEN] != state[TALON_LEN]
+@kernel
+def _sends_waste_up(state, pile):
+    """True if sending the top card of `pile` up, with the auto-play after it, takes the waste top
+    up too (which changes the talon).
+
+    Worked out without playing it: a card that can be auto-played stays so until it goes up (its
+    foundation waits for it, and the lowest one only grows), so the waste top goes up at some point
+    exactly when it can be auto-played once the pile tops have gone up as far as they can without
+    it, in whatever order. The foundation heights (4 bits a suit) and the pile lengths (5 bits a
+    pile) of that play are kept packed in two integers.
+    """
+    waste_count = state[WASTE_COUNT]
+    if waste_count == 0:
+        return False
+    waste_top = state[TALON + waste_count - 1]
+    heights = np.int64(0)
+    for suit in range(4):
+        heights |= np.int64(state[FOUNDATION + suit]) << (4 * suit)
+    lengths = np.int64(0)
+    for p in range(PILES):
+        lengths |= np.int64(state[PILE_LEN + p]) << (5 * p)
+    card = pile_top(state, pile)
+    heights += np.int64(1) << (4 * CARD_SUIT[card])
+    lengths -= np.int64(1) << (5 * pile)
+    while True:
+        if _auto_playable_at(waste_top, heights):
+            return True
+        moved = False
+        for p in range(PILES):
+            length = (lengths >> (5 * p)) & 31
+            if length == 0:
+                continue
+            card = state[PILE_CARDS + p * PILE_SLOTS + length - 1]
+            if _auto_playable_at(card, heights):
+                heights += np.int64(1) << (4 * CARD_SUIT[card])
+                lengths -= np.int64(1) << (5 * p)
+                moved = True
+                break
+        if not moved:
+            return False
+
+
+@kernel
+def _auto_playable_at(card, heights):
+    """`auto_playable` with the foundation heights packed 4 bits a suit."""
+    value = CARD_VALUE[card]
+    if (heights >> (4 * CARD_SUIT[card])) & 15 != value - 1:
+        return False
+    if value == 1:
+        return True
+    for suit in range(4):
+        if (heights >> (4 * suit)) & 15 < value - 1:
+            return False
+    return True
 
 
 @kernel

@@ -12,12 +12,12 @@ Two objectives, one scale (bigger is better):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
     card_points
 from .cardsets import card_count, single
 from .deadends import ALL_CARDS
+from .jitcache import kernel
 from .rules import TIME_LIMIT_SECONDS, Ruleset
 from .state import (CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON,
                     TALON_LEN, WASTE_COUNT, foundation_total)
@@ -59,7 +59,7 @@ def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     return obj, points
 
 
-@njit(cache=True)
+@kernel
 def within_time(obj, actions):
     """False if `actions` actions pass the time limit (then only what came before counts)."""
     if obj[OBJ_MODE] == FEWEST or obj[OBJ_MS_PER_ACTION] == 0:
@@ -67,12 +67,12 @@ def within_time(obj, actions):
     return actions * obj[OBJ_MS_PER_ACTION] <= obj[OBJ_LIMIT_MS]
 
 
-@njit(cache=True)
+@kernel
 def _seconds_left(obj, actions):
     return (obj[OBJ_LIMIT_MS] - actions * obj[OBJ_MS_PER_ACTION]) // 1000
 
 
-@njit(cache=True)
+@kernel
 def stop_value(obj, state, points, actions):
     """The value of stopping here (not won)."""
     if obj[OBJ_MODE] == FEWEST:
@@ -82,7 +82,7 @@ def stop_value(obj, state, points, actions):
     return points + _seconds_left(obj, actions) // obj[OBJ_STOP_DIVISOR]
 
 
-@njit(cache=True)
+@kernel
 def won_value(obj, points, actions):
     """The value of a win reached with these points and actions."""
     if obj[OBJ_MODE] == FEWEST:
@@ -93,7 +93,7 @@ def won_value(obj, points, actions):
     return value
 
 
-@njit(cache=True)
+@kernel
 def _blocked(card, lowest_below, lowest_of_suit, auto):
     """Whether `card` cannot go up before a card below it (`lowest_of_suit`: 4 bits a suit)."""
     if auto:
@@ -101,7 +101,7 @@ def _blocked(card, lowest_below, lowest_of_suit, auto):
     return (lowest_of_suit >> (4 * CARD_SUIT[card])) & 15 < CARD_VALUE[card]
 
 
-@njit(cache=True)
+@kernel
 def _lower_below(card, lowest_below, lowest_of_suit):
     """The two running minima of `blocked_actions` once `card` lies below the next card."""
     value = CARD_VALUE[card]
@@ -113,7 +113,7 @@ def _lower_below(card, lowest_below, lowest_of_suit):
     return lowest_below, lowest_of_suit
 
 
-@njit(cache=True)
+@kernel
 def blocked_actions(state, auto, draw):
     """Actions that getting blocked cards out of the tableau and the waste takes at least (admissible).
 
@@ -158,7 +158,7 @@ def blocked_actions(state, auto, draw):
     return total + (waste_blocked + draw - 1) // draw
 
 
-@njit(cache=True)
+@kernel
 def actions_lower_bound(obj, state):
     """Fewest actions that can still win from here (admissible).
 
@@ -174,7 +174,7 @@ def actions_lower_bound(obj, state):
     return bound
 
 
-@njit(cache=True)
+@kernel
 def upper_bound(obj, card_points_table, placed, state, points, actions, win_possible):
     """A value no line from here can beat (admissible): every point still to be had, the win
     reached in the fewest actions that could do it, or the best stop. The win is left out when
@@ -194,7 +194,7 @@ def upper_bound(obj, card_points_table, placed, state, points, actions, win_poss
     return best
 
 
-@njit(cache=True)
+@kernel
 def no_win_bound(obj, card_points_table, placed, state, points, actions, reachable, turnable):
     """A value no line from here that does not win can beat, when no line puts up a card outside
     the card set `reachable` nor turns one outside `turnable` (`ALL_CARDS` if nothing is known):
@@ -206,7 +206,7 @@ def no_win_bound(obj, card_points_table, placed, state, points, actions, reachab
     return _stop_bound(obj, still, actions)
 
 
-@njit(cache=True)
+@kernel
 def _points_still(card_points_table, placed, state, points, obj, reachable, turnable):
     """`points` plus every point still to be had from placing the cards of `reachable` not yet
     placed and from turning the face-down cards of `turnable`."""
@@ -223,7 +223,7 @@ def _points_still(card_points_table, placed, state, points, obj, reachable, turn
     return still + obj[OBJ_TURN] * face_down
 
 
-@njit(cache=True)
+@kernel
 def _stop_bound(obj, still, actions):
     """The value of stopping now with `still` points."""
     if obj[OBJ_MS_PER_ACTION] != 0:
@@ -231,7 +231,7 @@ def _stop_bound(obj, still, actions):
     return still
 
 
-@njit(cache=True)
+@kernel
 def recycle_penalties(obj, pass_before, pass_after):
     """Points lost to the recycles that took the pass number from `pass_before` to `pass_after`."""
     if obj[OBJ_MODE] == FEWEST or pass_after <= pass_before:
@@ -243,7 +243,7 @@ def recycle_penalties(obj, pass_before, pass_after):
     return obj[OBJ_RECYCLE] * (pass_after - low + 1)
 
 
-@njit(cache=True)
+@kernel
 def record_placements(obj, card_points_table, placed, state):
     """Mark every card now on a foundation as placed; return the points of first placements."""
     gained = 0

@@ -109,6 +109,7 @@ class BranchAndBound(ChunkedSearch):
         self.obj, self.card_points = objective_params(rules)
         self.obj[OBJ_NO_WIN] = int(no_win)
         self.stack["states"][0] = encode(origin.position)
+        self.scratch = np.empty(52, dtype=np.int8)  # the kernels' work space (they allocate nothing)
         # The root carries the game so far: its clock, its points, the cards already placed once.
         counters = origin.counters
         self.stack["actions"][0] = counters.actions
@@ -125,7 +126,7 @@ class BranchAndBound(ChunkedSearch):
         return bnb_chunk(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
                          st["move_count"], st["move_next"], st["path_keys"], self.table[0], self.table[1],
                          self.table[2], st["best_path"], self.ctx, self.params, self.obj, self.card_points,
-                         node_budget)
+                         node_budget, self.scratch)
 
     def _rehash(self, old, new) -> int:
         return rehash_scored(old[0], old[1], old[2], new[0], new[1], new[2])
@@ -157,10 +158,10 @@ class BranchAndBound(ChunkedSearch):
         if self.ctx[CTX_DEPTH] < 0:
             return max(self.best_value, int(position_bound(self.obj, self.card_points, st["placed"][0],
                                                            st["states"][0], st["points"][0], st["actions"][0],
-                                                           self.params, self.best_value,
-                                                           np.empty(52, dtype=np.int8))))
+                                                           self.params, self.best_value, self.scratch)))
         return int(open_bound(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
-                              st["move_count"], st["move_next"], self.ctx, self.params, self.obj, self.card_points))
+                              st["move_count"], st["move_next"], self.ctx, self.params, self.obj, self.card_points,
+                              np.empty_like(st["states"][0]), np.empty_like(st["placed"][0]), self.scratch))
 
 
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,

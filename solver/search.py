@@ -7,13 +7,11 @@ transposition table or the stack, and shows progress between chunks.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
 
 from .canon import position_key
 from .deadends import is_dead_end
 from .jitcache import kernel
-from .movegen import MOVE_FIELDS, apply_move, forced_move, generate_choices, generate_moves
+from .movegen import apply_move, forced_move, generate_choices, generate_moves
 from .state import copy_into, foundation_total
 from .tt import tt_seen, tt_visit
 
@@ -57,7 +55,7 @@ def next_step(depth, move_count, move_next, ctx, max_depth):
     return PROCEED, depth
 
 
-@njit(cache=True)  # not `kernel`: it calls `forced_move`
+@kernel
 def follow_forced_moves(state, params, forced):
     """Play forced moves (`movegen.forced_move`) on `state` until none is left (`forced`: a scratch
     row of moves); returns how many."""
@@ -68,21 +66,20 @@ def follow_forced_moves(state, params, forced):
     return played
 
 
-@njit(cache=True)  # not `kernel`: it allocates its scratch arrays
+@kernel
 def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, keys, orders, ctx, params,
-                 node_budget):
+                 node_budget, scratch, forced):
     """Run the depth-first search for at most `node_budget` nodes; return a status code.
 
     A node is a position reached by one macro-move and the forced moves after it. The table
-    holds every position on the
-    current path or already explored, so a position is expanded at most once while its entry
-    stays (not at all when a dominating one was), and a cycle back to an ancestor is never followed.
+    holds every position on the current path or already explored, so a position is expanded at
+    most once while its entry stays (not at all when a dominating one was), and a cycle back to
+    an ancestor is never followed. `scratch` (52 int8, for the dead-end test) and `forced` (one
+    row of moves) are work space from the caller: the kernel allocates nothing (`jitcache.kernel`).
     """
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]
     nodes = 0
-    scratch = np.empty(52, dtype=np.int8)  # for the dead-end test
-    forced = np.empty((1, MOVE_FIELDS), dtype=np.int16)  # for forced moves
     if depth < 0:
         key, order = position_key(states[0], params)
         path_keys[0] = key

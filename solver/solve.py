@@ -108,6 +108,8 @@ class Search(ChunkedSearch):
             self.table_dtypes = (np.uint64,)
         super().__init__(memory_mb)
         self.stack["states"][0] = encode(position)
+        self.scratch = np.empty(52, dtype=np.int8)  # the kernel's work space (it allocates nothing)
+        self.forced = np.empty((1, MOVE_FIELDS), dtype=np.int16)
 
     @staticmethod
     def _columns(table) -> tuple[np.ndarray, np.ndarray]:
@@ -117,7 +119,8 @@ class Search(ChunkedSearch):
     def _kernel(self, node_budget: int) -> int:
         st = self.stack
         return search_chunk(st["states"], st["moves"], st["move_count"], st["move_next"], st["path_keys"],
-                            st["path_orders"], *self._columns(self.table), self.ctx, self.params, node_budget)
+                            st["path_orders"], *self._columns(self.table), self.ctx, self.params, node_budget,
+                            self.scratch, self.forced)
 
     def _rehash(self, old, new) -> int:
         return rehash(*self._columns(old), *self._columns(new))

@@ -269,3 +269,54 @@ def test_a_whole_pile_moves_off_only_when_a_king_could_take_its_place(rules_name
     count = generate_moves(encode(from_text(text)), search_params(rules, forced=False), moves)
     onto_ten = [tuple(m[:3]) for m in moves[:count] if m[MOVE_SOURCE] == 0 and m[MOVE_TARGET] == 1]
     assert bool(onto_ten) == offered, moves[:count].tolist()
+
+
+def random_states(count, seed):
+    """Random states (not reachable positions, but well formed): low, even foundations, so that
+    pile tops and the waste top often go up by auto-play."""
+    from solver.state import (FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, STATE_SIZE, TALON,
+                              TALON_LEN, WASTE_COUNT)
+
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        state = np.zeros(STATE_SIZE, dtype=np.int8)
+        heights = rng.integers(2, 6, size=4)
+        state[FOUNDATION:FOUNDATION + 4] = heights
+        rest = [suit * 13 + value for suit in range(4) for value in range(heights[suit], 13)]
+        rng.shuffle(rest)
+        talon, rest = rest[:int(rng.integers(1, 24))], rest
+        rest = rest[len(talon):]
+        cuts = sorted(rng.integers(0, len(rest), size=6))
+        for pile, part in enumerate(np.split(np.array(rest, dtype=np.int8), cuts)):
+            part = part[:PILE_SLOTS]
+            state[PILE_CARDS + pile * PILE_SLOTS:PILE_CARDS + pile * PILE_SLOTS + len(part)] = part
+            state[PILE_LEN + pile] = len(part)
+            state[FACE_DOWN + pile] = int(rng.integers(0, max(1, len(part))))
+        state[TALON:TALON + len(talon)] = talon
+        state[TALON_LEN] = len(talon)
+        state[WASTE_COUNT] = int(rng.integers(0, len(talon) + 1))
+        state[PASS] = 1
+        yield state
+
+
+def test_the_waste_top_going_up_with_a_forced_move_is_found_without_playing_it():
+    """`movegen._sends_waste_up` (worked out on packed foundation heights) agrees with playing the
+    move and its auto-play on a copy of the state and looking at the talon."""
+    from solver.movegen import _sends_waste_up, apply_move, goes_to_foundation, pile_top
+    from solver.state import PILE_LEN, TALON_LEN
+
+    params = search_params(PRESETS["duel"])
+    move = np.zeros(MOVE_FIELDS, dtype=np.int16)
+    seen = {True: 0, False: 0}
+    for state in random_states(4000, 11):
+        for pile in range(7):
+            top = pile_top(state, pile)
+            if top < 0 or not goes_to_foundation(state, top):
+                continue
+            move[:4] = (pile, FOUNDATION_PLACE, state[PILE_LEN + pile] - 1, 0)
+            trial = state.copy()
+            apply_move(trial, move, params)
+            expected = trial[TALON_LEN] != state[TALON_LEN]
+            assert _sends_waste_up(state, pile) == expected
+            seen[bool(expected)] += 1
+    assert min(seen.values()) >= 50, seen  # both answers were checked often enough
