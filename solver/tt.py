@@ -17,6 +17,16 @@ import numpy as np
 from .jitcache import kernel
 
 @kernel
+def find_slot(keys, key):
+    """The slot of `key` in the table, or the empty slot where it would go (linear probing)."""
+    mask = keys.shape[0] - 1
+    slot = np.int64(key & np.uint64(mask))
+    while keys[slot] != key and keys[slot] != 0:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@kernel
 def tt_visit(keys, orders, key, order):
     """Record a visit; True if the position must be searched (new, or better than the stored one).
 
@@ -25,36 +35,20 @@ def tt_visit(keys, orders, key, order):
     `orders` stored every order is 0: a stored key is enough.
     """
     with_orders = orders.shape[0] != 0
-    mask = keys.shape[0] - 1
-    slot = np.int64(key & np.uint64(mask))
-    while True:
-        stored = keys[slot]
-        if stored == key:
-            if not with_orders or orders[slot] <= order:
-                return False
-            orders[slot] = order
-            return True
-        if stored == 0:
-            keys[slot] = key
-            if with_orders:
-                orders[slot] = order
-            return True
-        slot = (slot + 1) & mask
+    slot = find_slot(keys, key)
+    if keys[slot] == key and (not with_orders or orders[slot] <= order):
+        return False
+    keys[slot] = key
+    if with_orders:
+        orders[slot] = order
+    return True
 
 
 @kernel
 def tt_seen(keys, orders, key, order):
     """True if `tt_visit` would answer False (the position need not be searched); records nothing."""
-    with_orders = orders.shape[0] != 0
-    mask = keys.shape[0] - 1
-    slot = np.int64(key & np.uint64(mask))
-    while True:
-        stored = keys[slot]
-        if stored == key:
-            return not with_orders or orders[slot] <= order
-        if stored == 0:
-            return False
-        slot = (slot + 1) & mask
+    slot = find_slot(keys, key)
+    return keys[slot] == key and (orders.shape[0] == 0 or orders[slot] <= order)
 
 
 @kernel
