@@ -4,10 +4,9 @@ honest.
 `kernel` is `njit(cache=True)` without numba's reference counting, for the kernels that allocate
 no array: in the search, numba counted references to every array handed to a kernel it did not
 inline (an atomic increment and decrement, each a call), and that took about 40% of the run time
-(sampled with perf and gdb on a hard draw-3 loss: 27.9 s became 20.6 s, the same nodes). `_nrt`
+(sampled with perf and gdb on a hard draw-3 loss: 27.9 s became 19.5 s, the same nodes). `_nrt`
 is numba's own option for this, used by numba for its allocation-free helpers. A kernel that
 allocates (`np.empty`, `.copy()`) keeps `njit(cache=True)`, and so must every kernel that calls one.
-
 
 numba checks a cached kernel only against the source file that defines it, not against the files
 of the kernels it calls, so after an edit to `movegen.py` a cached `search_chunk` would still run

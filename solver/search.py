@@ -7,7 +7,6 @@ transposition table or the stack, and shows progress between chunks.
 
 from __future__ import annotations
 
-
 from .canon import position_key
 from .deadends import is_dead_end
 from .jitcache import kernel

@@ -199,9 +199,9 @@ class Portfolio:
     The first search runs alone for SOLO_NODES, then all take turns of SLICE_NODES (the search
     under the full rules FULL_SLICES times as many); past TURNS_NODES in all the deal is most
     likely a loss, which every search would have to prove alone, so only the first under the full
-    rules goes on. They share the memory budget: before
-    its turn, a search's table may grow into whatever the others do not use (a table purged for
-    want of room costs a search part of its progress, so a fixed share each would be worse).
+    rules goes on. They share the memory budget: before its turn, a search's table may grow into
+    whatever the others do not use (a table purged for want of room costs a search part of its
+    progress, so a fixed share each would be worse).
     """
 
     def __init__(self, position: Position, rules: Ruleset, memory_mb: float):
