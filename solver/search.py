@@ -54,13 +54,16 @@ def next_step(depth, move_count, move_next, ctx, max_depth):
     return PROCEED, depth
 
 
+FORCED_ROWS = 52  # forced moves in a row at most: each puts a card up
+
+
 @kernel
 def follow_forced_moves(state, params, forced):
-    """Play forced moves (`movegen.forced_move`) on `state` until none is left (`forced`: a scratch
-    row of moves); returns how many."""
+    """Play forced moves (`movegen.forced_move`) on `state` until none is left, each written to
+    the next row of `forced` (FORCED_ROWS rows); returns how many."""
     played = 0
-    while forced_move(state, params, forced):
-        apply_move(state, forced[0], params)
+    while forced_move(state, params, forced[played:]):
+        apply_move(state, forced[played], params)
         played += 1
     return played
 
@@ -73,8 +76,8 @@ def search_chunk(states, moves, move_count, move_next, path_keys, path_orders, k
     A node is a position reached by one macro-move and the forced moves after it. The table
     holds every position on the current path or already explored, so a position is expanded at
     most once while its entry stays (not at all when a dominating one was), and a cycle back to
-    an ancestor is never followed. `scratch` (52 int8, for the dead-end test) and `forced` (one
-    row of moves) are work space from the caller: the kernel allocates nothing (`jitcache.kernel`).
+    an ancestor is never followed. `scratch` (52 int8, for the dead-end test) and `forced`
+    (FORCED_ROWS rows of moves) are work space from the caller: the kernel allocates nothing (`jitcache.kernel`).
     """
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]

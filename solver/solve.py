@@ -18,11 +18,10 @@ from .canon import orders_used
 from .deal import Deal
 from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
-                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, PARAM_WAIT, apply_move,
-                      forced_move)
+                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, PARAM_WAIT, apply_move)
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch
-from .search import CTX_DEPTH, EXHAUSTED, WIN, search_chunk
+from .search import CTX_DEPTH, EXHAUSTED, FORCED_ROWS, WIN, follow_forced_moves, search_chunk
 from .state import STATE_SIZE, encode
 from .tt import evict, rehash
 
@@ -109,7 +108,7 @@ class Search(ChunkedSearch):
         super().__init__(memory_mb)
         self.stack["states"][0] = encode(position)
         self.scratch = np.empty(52, dtype=np.int8)  # the kernel's work space (it allocates nothing)
-        self.forced = np.empty((1, MOVE_FIELDS), dtype=np.int16)
+        self.forced = np.empty((FORCED_ROWS, MOVE_FIELDS), dtype=np.int16)
 
     @staticmethod
     def _columns(table) -> tuple[np.ndarray, np.ndarray]:
@@ -139,14 +138,12 @@ class Search(ChunkedSearch):
         depth = int(self.ctx[CTX_DEPTH])
         moves, move_next = self.stack["moves"], self.stack["move_next"]
         state = self.stack["states"][0].copy()
-        forced = np.zeros((1, MOVE_FIELDS), dtype=np.int16)
         path = []
         for row in moves[np.arange(depth), move_next[:depth] - 1]:
             apply_move(state, row, self.params)
             path.append(tuple(row[:4].tolist()))
-            while forced_move(state, self.params, forced):
-                apply_move(state, forced[0], self.params)
-                path.append(tuple(forced[0, :4].tolist()))
+            played = follow_forced_moves(state, self.params, self.forced)
+            path.extend(tuple(forced) for forced in self.forced[:played, :4].tolist())
         return path
 
 
