@@ -82,8 +82,8 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
 def position_bound(obj, card_points_table, placed, state, points, actions, params, best, scratch):
     """`objective.upper_bound` of a position, made tighter by the relaxed game of `deadends`
     (`scratch`: its array): where it cannot put every card up, the position is lost, and no line
-    puts up or turns a card it cannot. That game costs more than the bound, so it is played only when the
-    bound would not already cut the position (not above `best`)."""
+    puts up or turns a card it cannot. That game costs more than the bound, so it is played only
+    when the bound would not already cut the position (not above `best`)."""
     bound = upper_bound(obj, card_points_table, placed, state, points, actions, True)
     if bound <= best:
         return bound

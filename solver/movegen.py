@@ -647,7 +647,8 @@ def _king_could_fill(state, foundation_to_tableau):
     with the pile still in place (cards go onto its top there instead; the covered card lies
     uncovered, and nothing could have been put on it). Just before, that king is one of these (a
     king taken from the bottom of a pile to an empty one changes nothing, the piles being
-    interchangeable, so a winning line need not hold such a move). Without auto-play only: with it, the uncovered card might go up on its own meanwhile.
+    interchangeable, so a winning line need not hold such a move). Without auto-play only: with
+    it, the uncovered card might go up on its own meanwhile.
     """
     for i in range(state[TALON_LEN]):
         if CARD_VALUE[state[TALON + i]] == 13:

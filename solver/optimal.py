@@ -4,8 +4,8 @@
 is no win at all), then runs the branch and bound (`bnb`) from the deal with that value to beat,
 after searches with higher values to beat (`aspiration_floors`). `optimal` is true only when a
 search finished with a line (or the last one finished: the incumbent is best); otherwise `bound`
-is a proven limit on what any line can reach. The reported line is replayed by the reference engine, and the
-engine's score must equal the search's.
+is a proven limit on what any line can reach. The reported line is replayed by the reference
+engine, and the engine's score must equal the search's.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
-from .search import CTX_DEPTH, EXHAUSTED
+from .search import CTX_DEPTH
 from .solve import DEFAULT_MEMORY_MB, Search, compile_once, deal_fields, search_params, solve
 from .state import STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored
@@ -152,7 +152,7 @@ class BranchAndBound(ChunkedSearch):
         """A value no line can beat: the best itself once finished, else also the moves not yet
         tried from the open positions (`bnb.open_bound`; the root's own bound when the search never
         started)."""
-        if self.status == EXHAUSTED and not self.truncated:
+        if self.proved:
             return self.best_value
         st = self.stack
         if self.ctx[CTX_DEPTH] < 0:
@@ -177,6 +177,10 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     compile_once("optimal", lambda position, *args: BranchAndBound(Game(deal, rules, position), *args), rules, 0,
                  False, 16)
     began = time.perf_counter()
+
+    def time_left() -> float:
+        return max(0.0, time_limit - (time.perf_counter() - began))
+
     origin = game if game is not None else Game(deal, rules, start)
     if actions_within_limit(rules, origin.actions) < origin.actions:
         # Past the 300 s limit nothing more counts: the game is worth what it had then.
@@ -198,26 +202,24 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # incumbent always runs: it is the one that improves a poor line.
         search = BranchAndBound(origin, rules, floor, no_win, memory_mb)
         share_nodes = None if max_nodes is None else nodes + max(1, (max_nodes - nodes) // ASPIRATION_BUDGET_SHARE)
-        remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
-        share_time = None if remaining_time is None else remaining_time / ASPIRATION_BUDGET_SHARE
+        share_time = None if time_limit is None else time_left() / ASPIRATION_BUDGET_SHARE
         search.run_within(time.perf_counter(), nodes, share_nodes, share_time, progress)
         nodes += search.nodes
-        finished = search.status == EXHAUSTED and not search.truncated
         if search.best_path() is not None:
             incumbent = _checked_line(origin, search)
-            if finished:  # the best line of all: nothing above the floor beats it
+            if search.proved:  # the best line of all: nothing above the floor beats it
                 return _result(deal, rules, origin, _stop_at_time_limit(origin, incumbent), search.best_value, True,
                                verdict.result, nodes, began, None)
-        elif finished:
+        elif search.proved:
             ceiling = floor  # no line above the floor at all
     search = last if last.best_value == line_value(incumbent) else BranchAndBound(origin, rules, line_value(incumbent),
                                                                                    no_win, memory_mb)
-    remaining_time = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - began))
-    reason = search.run_within(time.perf_counter(), nodes, max_nodes, remaining_time, progress)
+    reason = search.run_within(time.perf_counter(), nodes, max_nodes, None if time_limit is None else time_left(),
+                               progress)
     nodes += search.nodes
     final = incumbent if search.best_path() is None else _checked_line(origin, search)
     final = _stop_at_time_limit(origin, final)
-    optimal = search.status == EXHAUSTED and not search.truncated
+    optimal = search.proved
     bound = search.proven_bound() if ceiling is None else min(ceiling, search.proven_bound())
     return _result(deal, rules, origin, final, bound, optimal, verdict.result, nodes, began,
                    None if optimal else (reason or "stack depth"))

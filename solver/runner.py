@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_SIZE, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
-                     CTX_TRUNCATED, RUNNING, STACK_FULL, TABLE_FULL)
+                     CTX_TRUNCATED, EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
 
 CHUNK_NODES = 100_000
 FIRST_TABLE_ENTRIES = 1 << 14
@@ -106,6 +106,11 @@ class ChunkedSearch:
     def nodes(self) -> int:
         """Nodes searched so far."""
         return int(self.ctx[CTX_NODES])
+
+    @property
+    def proved(self) -> bool:
+        """True if the search explored everything it had to: its answer is a proof."""
+        return self.status == EXHAUSTED and not self.truncated
 
     @property
     def truncated(self) -> bool:

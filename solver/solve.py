@@ -313,7 +313,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
         if not game.won:
             raise line_module.SolverBug("the solver's winning line does not win in the reference engine")
         return Result("win", line=line_module.tokens(game), actions=game.actions, game=game, path=path, **common)
-    if search.status == EXHAUSTED and not search.truncated:
+    if search.proved:
         return Result("loss", **common)
     if search.status == EXHAUSTED:
         reason = "stack depth"

@@ -14,11 +14,12 @@ from solver.deal import Deal
 from solver.game import Game, Position
 from solver.line import continue_game
 from solver.movegen import (FOUNDATION_PLACE, MAX_MOVES, MOVE_FIELDS, MOVE_SOURCE, MOVE_STEPS, MOVE_TARGET, WASTE,
-                            generate_moves)
+                            _sends_waste_up, apply_move, generate_moves, goes_to_foundation, pile_top)
 from solver.positions import from_text, to_text
 from solver.rules import PRESETS
 from solver.solve import Search, search_params, solve
-from solver.state import encode
+from solver.state import (FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, STATE_SIZE, TALON,
+                          TALON_LEN, WASTE_COUNT, encode)
 from solver.search import EXHAUSTED, WIN
 
 RULESETS = ["classic", "classic-draw3", "harmony", "duel", "ksolve-draw1", "ksolve-draw3"]
@@ -245,7 +246,6 @@ def test_draw_1_puts_a_stock_card_out_only_when_a_card_could_come_onto_it_next(p
     assert bool(onto_ten) == offered
 
 
-
 NO_KING_FREE = ("foundations: c=9 d=10 h=8 s=10\nstock: Jc Qc Jd\nwaste: -\npass: 1\n"
                 "1: 9h\n2: [Kh] Tc\n3: [Kd] Js\n4: [Kc] Qd\n5: [Ks] Qs\n6: [Th] Jh\n7: Qh\n")
 KING_UP = ("foundations: c=9 d=13 h=8 s=10\nstock: Jc\nwaste: -\npass: 1\n"
@@ -274,9 +274,6 @@ def test_a_whole_pile_moves_off_only_when_a_king_could_take_its_place(rules_name
 def random_states(count, seed):
     """Random states (not reachable positions, but well formed): low, even foundations, so that
     pile tops and the waste top often go up by auto-play."""
-    from solver.state import (FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, STATE_SIZE, TALON,
-                              TALON_LEN, WASTE_COUNT)
-
     rng = np.random.default_rng(seed)
     for _ in range(count):
         state = np.zeros(STATE_SIZE, dtype=np.int8)
@@ -284,8 +281,8 @@ def random_states(count, seed):
         state[FOUNDATION:FOUNDATION + 4] = heights
         rest = [suit * 13 + value for suit in range(4) for value in range(heights[suit], 13)]
         rng.shuffle(rest)
-        talon, rest = rest[:int(rng.integers(1, 24))], rest
-        rest = rest[len(talon):]
+        talon_length = int(rng.integers(1, 24))
+        talon, rest = rest[:talon_length], rest[talon_length:]
         cuts = sorted(rng.integers(0, len(rest), size=6))
         for pile, part in enumerate(np.split(np.array(rest, dtype=np.int8), cuts)):
             part = part[:PILE_SLOTS]
@@ -302,9 +299,6 @@ def random_states(count, seed):
 def test_the_waste_top_going_up_with_a_forced_move_is_found_without_playing_it():
     """`movegen._sends_waste_up` (worked out on packed foundation heights) agrees with playing the
     move and its auto-play on a copy of the state and looking at the talon."""
-    from solver.movegen import _sends_waste_up, apply_move, goes_to_foundation, pile_top
-    from solver.state import PILE_LEN, TALON_LEN
-
     params = search_params(PRESETS["duel"])
     move = np.zeros(MOVE_FIELDS, dtype=np.int16)
     seen = {True: 0, False: 0}
