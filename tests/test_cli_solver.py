@@ -29,7 +29,21 @@ def test_solve_proved_loss_exits_one():
     # seed 4 under classic is lost: nothing but a few moves, then stuck
     result = run("solve", 4, "--json")
     assert result.exit_code == 1
-    assert json.loads(result.output)["result"] == "loss"
+    data = json.loads(result.output)
+    assert data["result"] == "loss" and data["proved_under"] == data["rules"]
+
+
+def test_solve_loss_proved_under_the_relaxation_says_so():
+    # Seed 465 (draw 3, unlimited passes) is lost even with draw 1: the search under that
+    # relaxation finishes first (1.5 M nodes in all), and the answer names the rules it searched.
+    args = ("solve", 465, "--draw", 3, "--passes", "unlimited", "--foundation-to-tableau")
+    data = json.loads(run(*args, "--json").output)
+    assert data["result"] == "loss" and data["rules"]["draw"] == 3
+    assert data["proved_under"]["draw"] == 1 and data["proved_under"]["passes"] == "unlimited"
+    assert data["proved_under"]["foundation_to_tableau"] is True
+    result = run(*args)
+    assert result.exit_code == 1
+    assert "no line wins even with draw 1 and unlimited passes" in result.output
 
 
 def test_solve_budget_gives_unknown_exit_three():

@@ -10,7 +10,8 @@ import solver.solve as solve_module
 from solver.deal import Deal
 from solver.rules import PRESETS
 from solver.runner import ChunkedSearch
-from solver.solve import portfolio_members, solve
+from solver.positions import from_text
+from solver.solve import FULL, RELAXED, RESTRICTED, Member, portfolio_members, relaxation, solve
 from solver.tt import evict
 from tests.test_solver_wins import check_win
 
@@ -65,9 +66,59 @@ def test_the_portfolio_schedule_does_not_change_the_verdict(seed, monkeypatch):
         check_win(deal, DRAW3_UNLIMITED, rescheduled)
 
 
-def test_members_under_foundation_to_tableau_end_with_the_full_rules():
+def test_members_under_foundation_to_tableau_end_with_the_full_rules_then_the_relaxation():
     members = portfolio_members(DRAW3_UNLIMITED)
-    assert [member.full for member in members] == [False, False, False, True]
-    assert all(not member.rules.foundation_to_tableau for member in members[:-1])
-    assert members[-1].rules == DRAW3_UNLIMITED
-    assert [member.order for member in portfolio_members(PRESETS["classic"])] == [0]
+    assert [member.role for member in members] == [RESTRICTED] * 3 + [FULL, RELAXED]
+    assert all(not member.rules.foundation_to_tableau for member in members[:3])
+    assert members[3].rules == DRAW3_UNLIMITED
+    relaxed = members[4].rules
+    assert (relaxed.draw, relaxed.passes, relaxed.foundation_to_tableau) == (1, None, True)
+    assert [(member.order, member.role) for member in portfolio_members(PRESETS["classic"])] == [(0, FULL), (0, RELAXED)]
+
+
+@pytest.mark.parametrize("rules", [PRESETS["harmony"], PRESETS["duel"],
+                                   PRESETS["classic"].with_overrides(passes=None)], ids=lambda rules: rules.name)
+def test_no_relaxation_with_auto_play_or_under_draw_one_with_unlimited_passes(rules):
+    assert relaxation(rules) is None
+    assert RELAXED not in [member.role for member in portfolio_members(rules)]
+
+
+# Draw 3 takes Jh Th Qh together and leaves Qh on top for ever: lost under draw 3, won under draw 1.
+GROUPING = """foundations: c=13 d=13 h=9 s=13
+stock: Jh Th Qh
+waste: -
+pass: 1
+1: Kh
+2: -
+3: -
+4: -
+5: -
+6: -
+7: -
+"""
+# Qh lies on Jh and on both black kings: lost under any rules.
+BLOCKED = """foundations: c=12 d=13 h=10 s=12
+stock: -
+waste: -
+pass: 1
+1: [Kc] [Ks] [Jh] Qh
+2: Kh
+3: -
+4: -
+5: -
+6: -
+7: -
+"""
+
+
+@pytest.mark.parametrize("text, proved_relaxed", [(BLOCKED, True), (GROUPING, False)], ids=["blocked", "grouping"])
+def test_a_loss_under_the_relaxation_decides_and_a_win_there_does_not(text, proved_relaxed, monkeypatch):
+    """With the relaxed search first: where it proves a loss, that is the answer; where it wins
+    (draw 1 can take the cards in order), it stops and the search under the rules proves the loss."""
+    rules = PRESETS["classic-draw3"]
+    position = from_text(text)
+    monkeypatch.setattr(solve_module, "portfolio_members",
+                        lambda rules: [Member(relaxation(rules), 0, RELAXED), Member(rules, 0, FULL)])
+    result = solve(Deal.from_seed(0), rules, start=position, max_nodes=100_000)
+    assert result.result == "loss"
+    assert result.proved_under == (relaxation(rules) if proved_relaxed else rules)
