@@ -156,11 +156,13 @@ class Search(ChunkedSearch):
 MOVE_ORDERS = (0, 1, 2)
 SOLO_NODES = 1_000_000  # the first search alone decides most deals within this many nodes
 SLICE_NODES = 100_000  # then the searches take turns, this many nodes each
-# ... the search under the full rules this many times as many: it alone can prove a loss, and
-# losses are most of the slow deals (draw 3, unlimited passes, seeds 1-1000: 18 of the 25 deals
-# past 10 M nodes). The wins that another search finds between 1 M and 10 M nodes come later.
+# ... the searches that can prove a loss (under the full rules, under the relaxation) this many
+# times as many: losses are most of the slow deals (draw 3, unlimited passes, seeds 1-1000: 18 of
+# the 25 deals past 10 M nodes). The wins that another search finds between 1 M and 10 M nodes
+# come later.
 FULL_SLICES = 6
-TURNS_NODES = 10_000_000  # past this many nodes in all, one search under the full rules goes on alone
+# Past this many nodes in all, only one search under the full rules and the relaxed one go on.
+TURNS_NODES = 10_000_000
 
 
 # The roles of a portfolio's searches: which verdicts decide the deal.
@@ -182,6 +184,16 @@ class Member:
     def proves_losses(self) -> bool:
         """True if a loss of this search is a loss of the deal."""
         return self.role != RESTRICTED
+
+    def decides(self) -> bool:
+        """True if this finished search's answer is the deal's: any answer under the rules (a
+        search cut short by its stack answers unknown), a win without foundation->tableau, a
+        proved loss under the relaxation."""
+        if self.role == FULL:
+            return True
+        if self.role == RESTRICTED:
+            return self.search.status == WIN
+        return self.search.proved
 
 
 def relaxation(rules: Ruleset) -> Ruleset | None:
@@ -234,9 +246,10 @@ class Portfolio:
     that search. The first search runs alone for SOLO_NODES, then all take turns of SLICE_NODES
     (the searches that can prove a loss FULL_SLICES times as many); past TURNS_NODES in all the
     deal is most likely a loss, which every search would have to prove alone, so only the first
-    under the full rules and the one under the relaxation go on. They share the memory budget: before its turn, a search's table may grow into
-    whatever the others do not use (a table purged for want of room costs a search part of its
-    progress, so a fixed share each would be worse).
+    under the full rules and the one under the relaxation go on. They share the memory budget:
+    before its turn, a search's table may grow into whatever the others do not use (a table
+    purged for want of room costs a search part of its progress, so a fixed share each would be
+    worse).
     """
 
     def __init__(self, position: Position, rules: Ruleset, memory_mb: float):
@@ -247,7 +260,6 @@ class Portfolio:
         self.dropped_nodes = 0  # nodes of searches no longer running
         self.peak_table_bytes = 0  # of all the tables together
         self.finished: Search | None = None
-        self.relaxed = False  # True if `finished` is the search under the relaxation (a loss)
 
     @property
     def searches(self) -> list[Search]:
@@ -293,11 +305,8 @@ class Portfolio:
             if reason is not None and reason != SLICE_DONE:
                 return reason
             if reason is None:
-                won = search.status == WIN
-                if member.role == FULL or (won and member.role == RESTRICTED) or (not won and member.role == RELAXED
-                                                                                  and search.proved):
+                if member.decides():
                     self.finished = search
-                    self.relaxed = member.role == RELAXED
                     return None
                 if member.role == RELAXED:
                     self._drop([member])  # a win where more is allowed proves nothing
