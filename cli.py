@@ -255,9 +255,9 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     """Is this deal winnable? Prints the verdict and, for a win, a line to play it.
 
     The verdict is win (with the line, replayed through the reference engine), loss (proved: every
-    reachable position was searched, under the rules or, without auto-play, under draw 1 with
-    unlimited passes, which allow every line of any other draw and pass limit) or unknown (a
-    budget ran out). Exit code: 0 win, 1 loss, 3 unknown, 2 bad input.
+    reachable position was searched, under the rules or under draw 1 with unlimited passes and no
+    auto-play, which allow every line of any other draw, pass limit and auto-play setting) or
+    unknown (a budget ran out). Exit code: 0 win, 1 loss, 3 unknown, 2 bad input.
     """
     from solver.game import Position
     from solver.line import numbered
@@ -277,8 +277,8 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
             if show:
                 click.echo(picture(result.game.position), nl=False)
         elif result.result == "loss" and result.proved_under != rules:
-            relaxed = result.proved_under
-            click.echo(f"result: loss: no line wins even with draw {relaxed.draw} and unlimited passes, which allow "
+            # the loss was proved under `solve.relaxation`
+            click.echo(f"result: loss: no line wins even with draw 1, unlimited passes and no auto-play, which allow "
                        f"every line of these rules; every position reachable there was searched ({stats})")
         elif result.result == "loss":
             click.echo(f"result: loss: no line wins, every reachable position was searched ({stats})")

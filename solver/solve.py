@@ -198,20 +198,21 @@ class Member:
 
 def relaxation(rules: Ruleset) -> Ruleset | None:
     """Rules under which every win of `rules` is a win too, with a search that decides losses
-    sooner: draw 1 with unlimited passes (the rest as `rules`); None where that is no relaxation.
+    sooner: draw 1 with unlimited passes and no auto-play (the rest as `rules`); None where those
+    are the rules already.
 
-    Draw 1 with unlimited passes lets a player take any talon card at any time: draw up to it,
-    recycling if need be. Whatever card a line takes from the talon under any draw and pass
-    limit, the same line under draw 1 takes it too, leaving the same talon order, tableau and
-    foundations (only the waste count differs, which under draw 1 with unlimited passes limits
-    nothing). So a deal that cannot be won there cannot be won under `rules`. Hard losses are
-    much cheaper to prove there (draw 3 seed 634: 49 M nodes instead of 969 M). Auto-play breaks
-    the argument (drawing one card at a time shows cards that may auto-play, which changes the
-    position), so it has no relaxation.
+    Auto-play only makes moves a player could make by hand (a card to its foundation), so a line
+    under auto-play is a line without it. Draw 1 with unlimited passes lets a player take any
+    talon card at any time: draw up to it, recycling if need be. Whatever card a line takes from
+    the talon under any draw and pass limit, the same line under draw 1 takes it too, leaving the
+    same talon order, tableau and foundations (only the waste count differs, which under draw 1
+    with unlimited passes limits nothing). So a deal that cannot be won there cannot be won under
+    `rules`. Hard losses are much cheaper to prove there (draw 3 seed 634: 49 M nodes instead of
+    969 M).
     """
-    if rules.auto_play or (rules.draw == 1 and rules.passes is None):
+    if rules.draw == 1 and rules.passes is None and not rules.auto_play:
         return None
-    return rules.with_overrides(draw=1, passes=None)
+    return rules.with_overrides(draw=1, passes=None, auto_play=False)
 
 
 def portfolio_members(rules: Ruleset) -> list[Member]:

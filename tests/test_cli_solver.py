@@ -43,7 +43,7 @@ def test_solve_loss_proved_under_the_relaxation_says_so():
     assert data["proved_under"]["foundation_to_tableau"] is True
     result = run(*args)
     assert result.exit_code == 1
-    assert "no line wins even with draw 1 and unlimited passes" in result.output
+    assert "no line wins even with draw 1, unlimited passes and no auto-play" in result.output
 
 
 def test_solve_budget_gives_unknown_exit_three():

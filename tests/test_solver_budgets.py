@@ -76,11 +76,17 @@ def test_members_under_foundation_to_tableau_end_with_the_full_rules_then_the_re
     assert [(member.order, member.role) for member in portfolio_members(PRESETS["classic"])] == [(0, FULL), (0, RELAXED)]
 
 
-@pytest.mark.parametrize("rules", [PRESETS["harmony"], PRESETS["duel"],
-                                   PRESETS["classic"].with_overrides(passes=None)], ids=lambda rules: rules.name)
-def test_no_relaxation_with_auto_play_or_under_draw_one_with_unlimited_passes(rules):
+def test_no_relaxation_under_draw_one_with_unlimited_passes_and_no_auto_play():
+    rules = PRESETS["classic"].with_overrides(passes=None)
     assert relaxation(rules) is None
     assert RELAXED not in [member.role for member in portfolio_members(rules)]
+
+
+@pytest.mark.parametrize("name", ["harmony", "duel"])
+def test_the_relaxation_of_auto_play_rules_plays_by_hand(name):
+    relaxed = relaxation(PRESETS[name])
+    assert (relaxed.draw, relaxed.passes, relaxed.foundation_to_tableau, relaxed.auto_play) == (1, None, True, False)
+    assert portfolio_members(PRESETS[name])[-1].rules == relaxed
 
 
 # Draw 3 takes Jh Th Qh together and leaves Qh on top for ever: lost under draw 3, won under draw 1.

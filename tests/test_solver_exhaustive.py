@@ -485,8 +485,9 @@ def test_pool_is_small_and_varied():
 
 @pytest.mark.parametrize("rules", [r for r in COMBOS if relaxation(r) is not None], ids=combo_id)
 def test_every_win_is_a_win_under_the_relaxation(rules):
-    """The reference engine's answers bear out `solve.relaxation`: a position won under some draw
-    and pass limit is won under draw 1 with unlimited passes, so a loss there is a loss here.
+    """The reference engine's answers bear out `solve.relaxation`: a position won under some draw,
+    pass limit and auto-play setting is won under draw 1 with unlimited passes and no auto-play,
+    so a loss there is a loss here.
     Each ruleset meets at least MIN_EACH won positions."""
     relaxed = relaxation(rules)
     both = 0
