@@ -10,9 +10,9 @@ import solver.solve as solve_module
 from solver.deal import Deal
 from solver.rules import PRESETS
 from solver.runner import ChunkedSearch
-from solver.positions import from_text
 from solver.solve import FULL, RELAXED, RESTRICTED, Member, portfolio_members, relaxation, solve
 from solver.tt import evict
+from tests.test_solver_exhaustive import hand_made
 from tests.test_solver_wins import check_win
 
 DRAW3_UNLIMITED = PRESETS["classic"].with_overrides(draw=3, passes=None, foundation_to_tableau=True)
@@ -89,40 +89,13 @@ def test_the_relaxation_of_auto_play_rules_plays_by_hand(name):
     assert portfolio_members(PRESETS[name])[-1].rules == relaxed
 
 
-# Draw 3 takes Jh Th Qh together and leaves Qh on top for ever: lost under draw 3, won under draw 1.
-GROUPING = """foundations: c=13 d=13 h=9 s=13
-stock: Jh Th Qh
-waste: -
-pass: 1
-1: Kh
-2: -
-3: -
-4: -
-5: -
-6: -
-7: -
-"""
-# Qh lies on Jh and on both black kings: lost under any rules.
-BLOCKED = """foundations: c=12 d=13 h=10 s=12
-stock: -
-waste: -
-pass: 1
-1: [Kc] [Ks] [Jh] Qh
-2: Kh
-3: -
-4: -
-5: -
-6: -
-7: -
-"""
-
-
-@pytest.mark.parametrize("text, proved_relaxed", [(BLOCKED, True), (GROUPING, False)], ids=["blocked", "grouping"])
-def test_a_loss_under_the_relaxation_decides_and_a_win_there_does_not(text, proved_relaxed, monkeypatch):
-    """With the relaxed search first: where it proves a loss, that is the answer; where it wins
-    (draw 1 can take the cards in order), it stops and the search under the rules proves the loss."""
+@pytest.mark.parametrize("name, proved_relaxed", [("blocked-on-its-bases", True), ("draw-three-grouping", False)])
+def test_a_loss_under_the_relaxation_decides_and_a_win_there_does_not(name, proved_relaxed, monkeypatch):
+    """With the relaxed search first: where it proves a loss (a card lies on every card it could
+    go on), that is the answer; where it wins (draw 1 takes the talon cards in the order they go
+    up, draw 3 cannot), it stops and the search under the rules proves the loss."""
     rules = PRESETS["classic-draw3"]
-    position = from_text(text)
+    position = {case: position for case, position, _ in hand_made()}[f"hand:{name}"]
     monkeypatch.setattr(solve_module, "portfolio_members",
                         lambda rules: [Member(relaxation(rules), 0, RELAXED), Member(rules, 0, FULL)])
     result = solve(Deal.from_seed(0), rules, start=position, max_nodes=100_000)
