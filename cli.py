@@ -325,6 +325,10 @@ def best(max_nodes, time_limit, memory_mb, show, as_json, **kw):
         click.echo(f"optimal: not proved ({result.reason} ran out); no line scores more than {result.bound:,}")
     elif result.bound is not None:
         click.echo(f"optimal: not proved ({result.reason} ran out); no win takes fewer than {result.bound} actions")
+    elif result.stop_bound is not None:
+        cards, actions = result.stop_bound["cards"], result.stop_bound["actions"]
+        fewest = f", nor {cards} in fewer than {actions} actions" if actions else ""
+        click.echo(f"optimal: not proved ({result.reason} ran out); no line puts up more than {cards} cards{fewest}")
     else:
         click.echo(f"optimal: not proved ({result.reason} ran out)")
     if result.line:

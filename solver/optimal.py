@@ -51,6 +51,9 @@ class BestResult:
     winnable: str = "unknown"  # the winnability verdict: win, loss or unknown
     reason: str | None = None
     game: Game | None = field(default=None, repr=False)
+    # Without scoring, when the bound leaves no win: {"cards", "actions"}, the best a line can do
+    # (no line puts up more cards, nor as many in fewer actions; see `_stop_bound_for_people`)
+    stop_bound: dict | None = None
 
     def to_json(self) -> dict:
         """The JSON form of `klondike best --json` (the fields of `solve`, plus score and bound)."""
@@ -62,6 +65,7 @@ class BestResult:
             "foundation_cards": self.foundation_cards,
             "score": self.score,
             "bound": self.bound,
+            "stop_bound": self.stop_bound,
             "optimal": self.optimal,
             "breakdown": self.breakdown,
             "nodes": self.nodes,
@@ -266,6 +270,7 @@ def _result(deal: Deal, rules: Ruleset, origin: Game, final: Game, bound: int | 
         actions=final.actions - origin.actions,
         score=final.score().total if rules.scoring else None,
         bound=_bound_for_people(rules, bound, origin.actions),
+        stop_bound=_stop_bound_for_people(rules, bound, origin.actions),
         optimal=optimal,
         breakdown=final.score().to_json() if rules.scoring else None,
         foundation_cards=sum(final.position.foundations),
@@ -286,6 +291,19 @@ def _stop_at_time_limit(origin: Game, final: Game) -> Game:
         if not action.auto:
             game.apply(action)
     return game
+
+
+def _stop_bound_for_people(rules: Ruleset, bound: int, actions_before: int) -> dict | None:
+    """Without scoring, a bound that leaves no win, as the best stop it allows: the most cards up
+    and, with that many, the fewest further actions (None where a win is not ruled out, or with
+    scoring). The objective ranks a stop at `1000 * cards - actions`, which orders lines by cards
+    first for lines under 1,000 actions (every line our searches meet): no line ranks above it."""
+    if rules.scoring is not None or bound > CARD_WEIGHT * 52:
+        return None
+    cards = -(-bound // CARD_WEIGHT)
+    if cards >= 52:
+        return {"cards": 51, "actions": 0}  # all 52 up would be a win, which the bound rules out
+    return {"cards": cards, "actions": max(0, CARD_WEIGHT * cards - bound - actions_before)}
 
 
 def _bound_for_people(rules: Ruleset, bound: int, actions_before: int) -> int | None:

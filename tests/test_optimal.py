@@ -33,8 +33,8 @@ from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
 from solver.bnb import position_bound
 from solver.deadends import ALL_CARDS, relaxed_game, relaxed_unwinnable
-from solver.objective import (NEVER, actions_lower_bound, blocked_actions, no_win_bound, objective_params,
-                              upper_bound)
+from solver.objective import (CARD_WEIGHT, NEVER, actions_lower_bound, blocked_actions, no_win_bound,
+                              objective_params, upper_bound)
 from solver.optimal import aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
@@ -75,8 +75,15 @@ def check_result(result, deal, rules, start: Position | None = None, prefix=()) 
             assert result.bound == result.actions
         elif result.optimal:
             assert result.bound is None  # no win at all
+            assert result.stop_bound == {"cards": result.foundation_cards, "actions": result.actions}
         elif result.won and result.bound is not None:
             assert result.bound <= result.actions
+        if result.bound is None and not result.won:
+            # the best stop any line can reach is no worse than this line's
+            stop = result.stop_bound
+            assert (stop["cards"], -stop["actions"]) >= (result.foundation_cards, -result.actions)
+        else:
+            assert result.stop_bound is None
     return game
 
 
@@ -361,8 +368,8 @@ def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes):
     """With any node budget, no line beats the reported bound: with scoring, the bound is at
     least the oracle's optimum; without, it is at most the fewest actions of a win (None only
     when there is no win). (With a budget of 1 node the branch and bound never starts, and the
-    incumbent's own value is reported as the bound: `klondike best 1 --rules harmony
-    --max-nodes 1` says "no line scores more than 100".)"""
+    root's own bound is reported: `klondike best 1 --rules harmony --max-nodes 1` says "no line
+    scores more than 103,400".) Without a win, the best stop reported bounds the oracle's."""
     failures = []
     for case_id, position, base_rules, clocks in CASES[::3]:
         for seconds in clocks:
@@ -377,6 +384,9 @@ def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes):
             if rules.scoring is None and answer.won and (result.bound is None
                                                          or result.bound > WON_BASE - answer.value):
                 failures.append((case_id, seconds, "bound", result.bound, WON_BASE - answer.value))
+            stop = result.stop_bound
+            if stop is not None and answer.value > CARD_WEIGHT * stop["cards"] - stop["actions"]:
+                failures.append((case_id, seconds, "stop bound", stop, answer.value))
     for name in ("harmony", "classic"):
         reference = deal_reference(1, name)
         result = best(Deal.from_seed(1), PRESETS[name], max_nodes=max_nodes)
