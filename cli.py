@@ -277,8 +277,11 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
             if show:
                 click.echo(picture(result.game.position), nl=False)
         elif result.result == "loss" and result.proved_under != rules:
-            # the loss was proved under `solve.relaxation`
-            click.echo(f"result: loss: no line wins even with draw 1, unlimited passes and no auto-play, which allow "
+            # proved under `solve.relaxation`: said from the rules searched, so the text follows it
+            relaxed = result.proved_under
+            passes = "unlimited passes" if relaxed.passes is None else f"{relaxed.passes} passes"
+            auto_play = "auto-play" if relaxed.auto_play else "no auto-play"
+            click.echo(f"result: loss: no line wins even with draw {relaxed.draw}, {passes} and {auto_play}, which allow "
                        f"every line of these rules; every position reachable there was searched ({stats})")
         elif result.result == "loss":
             click.echo(f"result: loss: no line wins, every reachable position was searched ({stats})")
