@@ -52,6 +52,17 @@ def scored_key(state, params, obj, placed):
 
 
 @kernel
+def enter_child(keys, table_points, table_actions, ctx, child, child_placed, child_points, taken, params, obj):
+    """Record a visit of a child in the table: its key if it must be searched, 0 if a visit of
+    the same position dominates it (`tt.tt_visit_scored`)."""
+    key = scored_key(child, params, obj, child_placed)
+    if not tt_visit_scored(keys, table_points, table_actions, key, child_points, taken):
+        return np.uint64(0)
+    ctx[CTX_TABLE_COUNT] += 1
+    return key
+
+
+@kernel
 def _record_best(moves, move_next, depth, best_path, ctx, value):
     """Keep the current path (through the move being tried at `depth`) as the best line."""
     for d in range(depth + 1):
@@ -177,10 +188,10 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
                                scratch)
         if bound <= ctx[B_BEST]:
             continue
-        key = scored_key(child, params, obj, child_placed)
-        if not tt_visit_scored(keys, table_points, table_actions, key, child_points, taken):
+        key = enter_child(keys, table_points, table_actions, ctx, child, child_placed, child_points, taken, params,
+                          obj)
+        if key == 0:
             continue
-        ctx[CTX_TABLE_COUNT] += 1
         depth += 1
         path_keys[depth] = key
         points[depth] = child_points

@@ -1,30 +1,36 @@
 """Optimal lines: the highest score under a scoring ruleset, the fewest actions otherwise.
 
 `best()` first asks the winnability search for a line (a good incumbent, and a proof when there
-is no win at all), then runs the branch and bound (`bnb`) from the deal with that value to beat,
-after searches with higher values to beat (`aspiration_floors`). `optimal` is true only when a
-search finished with a line (or the last one finished: the incumbent is best); otherwise `bound`
-is a proven limit on what any line can reach. The reported line is replayed by the reference
-engine, and the engine's score must equal the search's.
+is no win at all). Then the best-first search (`bestfirst`, A* for the fewest actions) looks for
+better lines, highest bound first, until it proves the best or its nodes fill its share of the
+memory budget. Then, its nodes freed, the depth-first branch and bound (`bnb`) goes on below the
+bound it proved, with the best line so far to beat, after searches with higher values to beat
+(`aspiration_floors`). `optimal` is true only when a search finished with a line (or the last one
+finished: the incumbent is best); otherwise `bound` is a proven limit on what any line can reach.
+The reported line is replayed by the reference engine, and the engine's score must equal the
+search's.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import line as line_module
+from .bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT,
+                        NODES_FULL, best_first_chunk, best_first_start, compact, heap_key, open_limit)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
-from .objective import CARD_WEIGHT, OBJ_NO_WIN, WON_BASE, objective_params
+from .objective import CARD_WEIGHT, NEVER, OBJ_NO_WIN, WON_BASE, objective_params
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
-from .search import CTX_DEPTH
+from .search import CTX_DEPTH, EXHAUSTED, RUNNING
 from .solve import DEFAULT_MEMORY_MB, Search, compile_once, deal_fields, search_params, solve
 from .state import STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored
@@ -83,8 +89,46 @@ def line_value(game: Game) -> int:
     return CARD_WEIGHT * sum(game.position.foundations) - game.actions
 
 
-class BranchAndBound(ChunkedSearch):
-    """One resumable optimal search (`bnb.bnb_chunk`)."""
+def _root_search(origin: Game, rules: Ruleset, no_win: bool, state: np.ndarray, placed: np.ndarray) -> tuple:
+    """What the optimal searches share at the root: (params, objective, card points, points,
+    actions), with the root's state and placed cards written into `state` and `placed`."""
+    # Pruning rules keep some win, not the best line; kept are only the safe moves to the
+    # foundation where they provably cost no action (fewest actions, no auto-play, no
+    # foundation->tableau: see movegen.forced_move), and the rule that only makes a whole
+    # pile's move wait (movegen._king_could_fill), which changes no line's actions or score.
+    forced = rules.scoring is None and not rules.auto_play and not rules.foundation_to_tableau
+    params = search_params(rules, prune=False, forced=forced, wait=True)
+    obj, card_points = objective_params(rules)
+    obj[OBJ_NO_WIN] = int(no_win)
+    state[:] = encode(origin.position)
+    # The root carries the game so far: its clock, its points, the cards already placed once.
+    counters = origin.counters
+    points = 0
+    if rules.scoring is not None:
+        points = (counters.card_points + TURN_POINTS * counters.turned
+                  - RECYCLE_PENALTY * counters.penalised_recycles - UNDO_PENALTY * counters.undos)
+    for card in origin.placed:
+        placed[card] = 1
+    return params, obj, card_points, points, counters.actions
+
+
+class OptimalSearch(ChunkedSearch):
+    """What the two optimal searches share: the table of visits with their points and actions
+    (`tt.tt_visit_scored`) and the best value so far, in the same slot of their contexts."""
+
+    table_dtypes = (np.uint64, np.int64, np.int32)
+
+    def _rehash(self, old, new) -> int:
+        return rehash_scored(old[0], old[1], old[2], new[0], new[1], new[2])
+
+    @property
+    def best_value(self) -> int:
+        """The value of the best line so far (the incumbent's until the search beats it)."""
+        return int(self.ctx[B_BEST])
+
+
+class BranchAndBound(OptimalSearch):
+    """One resumable optimal search, depth-first (`bnb.bnb_chunk`)."""
 
     stack_layout = {
         "states": ((STATE_SIZE,), np.int8),
@@ -98,30 +142,14 @@ class BranchAndBound(ChunkedSearch):
         "path_keys": ((), np.uint64),
         "best_path": ((4,), np.int16),
     }
-    table_dtypes = (np.uint64, np.int64, np.int32)
     context_size = B_CTX_SIZE
 
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
                  memory_mb: int = DEFAULT_MEMORY_MB):
         super().__init__(memory_mb)
-        # Pruning rules keep some win, not the best line; kept are only the safe moves to the
-        # foundation where they provably cost no action (fewest actions, no auto-play, no
-        # foundation->tableau: see movegen.forced_move), and the rule that only makes a whole
-        # pile's move wait (movegen._king_could_fill), which changes no line's actions or score.
-        forced = rules.scoring is None and not rules.auto_play and not rules.foundation_to_tableau
-        self.params = search_params(rules, prune=False, forced=forced, wait=True)
-        self.obj, self.card_points = objective_params(rules)
-        self.obj[OBJ_NO_WIN] = int(no_win)
-        self.stack["states"][0] = encode(origin.position)
+        root = _root_search(origin, rules, no_win, self.stack["states"][0], self.stack["placed"][0])
+        self.params, self.obj, self.card_points, self.stack["points"][0], self.stack["actions"][0] = root
         self.scratch = np.empty(52, dtype=np.int8)  # the kernels' work space (they allocate nothing)
-        # The root carries the game so far: its clock, its points, the cards already placed once.
-        counters = origin.counters
-        self.stack["actions"][0] = counters.actions
-        if rules.scoring is not None:
-            self.stack["points"][0] = (counters.card_points + TURN_POINTS * counters.turned
-                                       - RECYCLE_PENALTY * counters.penalised_recycles - UNDO_PENALTY * counters.undos)
-        for card in origin.placed:
-            self.stack["placed"][0, card] = 1
         self.ctx[B_BEST] = incumbent
         self.ctx[B_BEST_LENGTH] = -1
 
@@ -132,18 +160,10 @@ class BranchAndBound(ChunkedSearch):
                          self.table[2], st["best_path"], self.ctx, self.params, self.obj, self.card_points,
                          node_budget, self.scratch)
 
-    def _rehash(self, old, new) -> int:
-        return rehash_scored(old[0], old[1], old[2], new[0], new[1], new[2])
-
     def _free_room(self, depth: int) -> int:
         st = self.stack
         return flush_scored(self.table[0], self.table[1], self.table[2], st["path_keys"], st["points"],
                             st["actions"], depth + 1)
-
-    @property
-    def best_value(self) -> int:
-        """The value of the best line so far (the incumbent's until the search beats it)."""
-        return int(self.ctx[B_BEST])
 
     def best_path(self) -> list[tuple[int, int, int, int]] | None:
         """The macro-moves of the best line found by this search, or None if it is the incumbent."""
@@ -168,18 +188,145 @@ class BranchAndBound(ChunkedSearch):
                               np.empty_like(st["states"][0]), np.empty_like(st["placed"][0]), self.scratch))
 
 
+ROOM_KEPT = 0.75  # making room, the best-first search keeps at most this share of its nodes
+ROOM_ROUNDS = 4
+
+
+class BestFirst(OptimalSearch):
+    """One resumable best-first optimal search (`bestfirst.best_first_chunk`): the same answers
+    as `BranchAndBound`, found in bound order. Half the memory budget holds its nodes and heap,
+    the other half its table and state stack. When the nodes are all used it frees those it no
+    longer needs and, if that is not enough, drops the open nodes of lowest bound: its answer is
+    then a proof only if its best line reaches their bound."""
+
+    stack_layout = {
+        "states": ((STATE_SIZE,), np.int8),
+        "placed": ((52,), np.int8),
+        "path_nodes": ((), np.int32),
+    }
+    context_size = F_CTX_SIZE
+    node_layout = {
+        "parent": ((), np.int32),
+        "move": ((4,), np.int16),
+        "actions": ((), np.int32),
+        "points": ((), np.int32),
+        "depth": ((), np.int16),
+        "key": ((), np.uint64),
+        "tight": ((), np.int8),
+        "heap_keys": ((), np.int64),
+        "heap_nodes": ((), np.int32),
+        "remap": ((), np.int32),
+    }
+
+    def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
+                 memory_mb: int = DEFAULT_MEMORY_MB):
+        super().__init__(memory_mb / 2)
+        node_bytes = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in self.node_layout.values())
+        capacity = max(4 * MAX_MOVES, int(memory_mb * (1 << 20) / 2) // node_bytes)
+        # np.empty takes address space only: pages are used as nodes are stored
+        self.nodes_of = {name: np.empty((capacity, *shape), dtype=dtype)
+                         for name, (shape, dtype) in self.node_layout.items()}
+        root = _root_search(origin, rules, no_win, self.stack["states"][0], self.stack["placed"][0])
+        self.params, self.obj, self.card_points, root_points, root_actions = root
+        self.scratch = np.empty(52, dtype=np.int8)
+        self.moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+        self.ctx[B_BEST] = incumbent
+        self.ctx[F_BEST_NODE] = -1
+        self.ctx[F_DROPPED] = NEVER
+        best_first_start(*self._arrays(), root_points, root_actions, self.scratch, self.moves[0, :4])
+        self.nodes_full = False  # no room could be made
+        self.compactions = 0
+
+    def _arrays(self) -> tuple:
+        st, nd = self.stack, self.nodes_of
+        return (st["states"], st["placed"], st["path_nodes"], nd["parent"], nd["move"], nd["actions"], nd["points"],
+                nd["depth"], nd["key"], nd["tight"], nd["heap_keys"], nd["heap_nodes"], self.table[0], self.table[1],
+                self.table[2], self.ctx, self.params, self.obj, self.card_points)
+
+    def _kernel(self, node_budget: int) -> int:
+        status = best_first_chunk(*self._arrays(), node_budget, self.scratch, self.moves)
+        if status == NODES_FULL:
+            if self._make_room():
+                return RUNNING
+            self.nodes_full = True
+        return status
+
+    def _make_room(self) -> bool:
+        """Free nodes (`bestfirst.compact`): those no open node needs, then, while more than
+        ROOM_KEPT of them are left, the open nodes of the lower half of the bounds. True if
+        enough room was made to go on."""
+        nd = self.nodes_of
+        capacity = nd["parent"].shape[0]
+        drop_key = heap_key(self.best_value + 1, 0) - 1  # a node bounded by the best line so far is no use
+        for _ in range(ROOM_ROUNDS):
+            left = compact(nd["parent"], nd["move"], nd["actions"], nd["points"], nd["depth"], nd["key"], nd["tight"],
+                           nd["remap"], nd["heap_keys"], nd["heap_nodes"], self.stack["path_nodes"], self.ctx, drop_key)
+            self.compactions += 1
+            if left <= capacity * ROOM_KEPT or self.open_nodes == 0:
+                break
+            # the lower half by heap key: by bound, and among equal bounds the shallower nodes
+            drop_key = int(np.median(nd["heap_keys"][:self.open_nodes]))
+        return self.stored_nodes + 4 * MAX_MOVES < capacity and self.open_nodes > 0
+
+    def compile_rest(self) -> None:
+        """Compile the kernels that make room and bound the search (`runner.ChunkedSearch`)."""
+        self._make_room()
+        self.proven_bound()
+
+    @property
+    def proved(self) -> bool:
+        """True if the search is over and no dropped node could beat its best line."""
+        return self.status == EXHAUSTED and self.best_value >= int(self.ctx[F_DROPPED])
+
+    def _free_room(self, depth: int) -> int:
+        # Only duplicates are lost: an open node without an entry is expanded when it comes out.
+        return flush_scored(self.table[0], self.table[1], self.table[2], self.table[0][:0], self.table[1][:0],
+                            self.table[2][:0], 0)
+
+    @property
+    def open_nodes(self) -> int:
+        """Nodes waiting to be expanded."""
+        return int(self.ctx[F_HEAP_SIZE])
+
+    @property
+    def stored_nodes(self) -> int:
+        """Nodes stored so far (open, expanded, or ends of lines)."""
+        return int(self.ctx[F_NODE_COUNT])
+
+    def best_path(self) -> list[tuple[int, int, int, int]] | None:
+        """The macro-moves of the best line found by this search, or None if it is the incumbent."""
+        node = int(self.ctx[F_BEST_NODE])
+        if node < 0:
+            return None
+        parent, move = self.nodes_of["parent"], self.nodes_of["move"]
+        path = []
+        while parent[node] >= 0:
+            path.append(tuple(int(v) for v in move[node]))
+            node = int(parent[node])
+        return path[::-1]
+
+    def proven_bound(self) -> int:
+        """A value no line can beat: the best itself once finished, else the highest bound of an
+        open node (every line not yet searched runs through one)."""
+        if self.proved:
+            return self.best_value
+        return int(open_limit(self.nodes_of["heap_keys"], self.ctx))
+
+
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
          memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, game: Game | None = None,
-         progress=None) -> BestResult:
+         progress=None, best_first: bool = True) -> BestResult:
     """The best line for the deal under `rules`, with its proven bound.
 
     It starts from the deal, from the position `start`, or from a game in progress (`game`: its
     clock, points and placed cards count, so values are those of the whole game). The line and
-    `actions` are the continuation; `score` is the whole game's.
+    `actions` are the continuation; `score` is the whole game's. `best_first=False` skips the
+    best-first search and goes depth-first at once (for comparisons and tests).
     """
     compile_once("winnability", Search, rules, 16)
-    compile_once("optimal", lambda position, *args: BranchAndBound(Game(deal, rules, position), *args), rules, 0,
-                 False, 16)
+    for name, kind in (("optimal", BranchAndBound), ("best-first", BestFirst)):
+        compile_once(name, lambda position, *args, kind=kind: kind(Game(deal, rules, position), *args), rules, 0,
+                     False, 16)
     began = time.perf_counter()
 
     def time_left() -> float:
@@ -196,10 +343,27 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
                     start=position, progress=progress)
     incumbent = line_module.continue_game(origin, verdict.path if verdict.result == "win" else [])
     no_win = verdict.result == "loss"
-    ceiling = None  # no line is worth more than this (proven by an aspiration search), if known
+    ceiling = None  # no line is worth more than this (proven by an earlier search), if known
     nodes = verdict.nodes
+    if best_first:
+        # Best-first, making room among its nodes as it goes; if it ends without a proof (it
+        # dropped open nodes its best line does not reach, or could make no room), depth-first
+        # below the bound it proved.
+        search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb)
+        reason = search.run_within(time.perf_counter(), nodes, max_nodes, None if time_limit is None else time_left(),
+                                   progress)
+        nodes += search.nodes
+        if search.best_path() is not None:
+            incumbent = _checked_line(origin, search)
+        if search.proved or reason is not None:
+            return _result(deal, rules, origin, _stop_at_time_limit(origin, incumbent), search.proven_bound(),
+                           search.proved, verdict.result, nodes, began,
+                           None if search.proved else reason)
+        ceiling = search.proven_bound()
+        del search
     last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
-    for floor in aspiration_floors(last.proven_bound(), line_value(incumbent))[:-1]:
+    root_bound = last.proven_bound() if ceiling is None else min(ceiling, last.proven_bound())
+    for floor in aspiration_floors(root_bound, line_value(incumbent))[:-1]:
         if floor <= line_value(incumbent):
             continue  # an earlier search found a line worth this much
         # Each aspiration search gets a share of what is left, so that the search against the

@@ -175,6 +175,10 @@ class ChunkedSearch:
             if time_limit is not None and time.perf_counter() - began >= time_limit:
                 return "time limit"
 
+    def compile_rest(self) -> None:
+        """Call the kernels a one-node run does not reach, so that they are compiled (or loaded
+        from the cache) before any budget counts (`solve.compile_once`)."""
+
     def _kernel(self, node_budget: int) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
 

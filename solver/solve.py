@@ -331,6 +331,7 @@ def compile_once(name: str, search_class, *args) -> None:
     search.run(1)
     search._rehash(search.table, search._new_table(search.table_entries))
     search._free_room(0)
+    search.compile_rest()
     _compiled.add(name)
 
 

@@ -84,6 +84,9 @@ def check_result(result, deal, rules, start: Position | None = None, prefix=()) 
             assert (stop["cards"], -stop["actions"]) >= (result.foundation_cards, -result.actions)
         else:
             assert result.stop_bound is None
+    # what `best --json` prints: plain JSON types only (a numpy value would not serialize)
+    assert json.loads(json.dumps(result.to_json()))["optimal"] is result.optimal
+    assert type(result.optimal) is bool and (result.bound is None or type(result.bound) is int)
     return game
 
 
@@ -255,8 +258,9 @@ def describe(case_id, rules, answer, result) -> str:
             f"best() {line_value(result.game)} (optimal={result.optimal}) by {result.line}")
 
 
+@pytest.mark.parametrize("best_first", [True, False], ids=["best-first", "depth-first"])
 @pytest.mark.parametrize("case_id", [case[0] for case in CASES])
-def test_best_equals_the_exhaustive_optimum(case_id):
+def test_best_equals_the_exhaustive_optimum(case_id, best_first):
     _, position, base_rules, clocks = CASES_BY_ID[case_id]
     for seconds in clocks:
         rules = with_clock(base_rules, seconds)
@@ -264,7 +268,7 @@ def test_best_equals_the_exhaustive_optimum(case_id):
         # The oracle's own line, scored by the engine, is worth what the oracle says.
         witness = replay(DEAL0, rules, answer.line, position)
         assert witness.legal and line_value(witness.game) == answer.value, (case_id, seconds, witness.error)
-        result = best(DEAL0, rules, start=position, time_limit=TIME_LIMIT)
+        result = best(DEAL0, rules, start=position, time_limit=TIME_LIMIT, best_first=best_first)
         assert result.optimal, f"not proved within {TIME_LIMIT} s" + describe(case_id, rules, answer, result)
         assert line_value(result.game) == answer.value, describe(case_id, rules, answer, result)
         check_result(result, DEAL0, rules, position)
@@ -363,8 +367,9 @@ def deal_reference(seed: int, name: str):
     return best(Deal.from_seed(seed), PRESETS[name], max_nodes=300_000)
 
 
+@pytest.mark.parametrize("best_first", [True, False], ids=["best-first", "depth-first"])
 @pytest.mark.parametrize("max_nodes", [1, 2, 10, 100])
-def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes):
+def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes, best_first):
     """With any node budget, no line beats the reported bound: with scoring, the bound is at
     least the oracle's optimum; without, it is at most the fewest actions of a win (None only
     when there is no win). (With a budget of 1 node the branch and bound never starts, and the
@@ -375,7 +380,7 @@ def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes):
         for seconds in clocks:
             rules = with_clock(base_rules, seconds)
             answer = oracle_answer(case_id, seconds)
-            result = best(DEAL0, rules, start=position, max_nodes=max_nodes)
+            result = best(DEAL0, rules, start=position, max_nodes=max_nodes, best_first=best_first)
             value = line_value(result.game)
             if value > answer.value or (result.optimal and value != answer.value):
                 failures.append((case_id, seconds, "value", value, answer.value))
@@ -389,7 +394,7 @@ def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes):
                 failures.append((case_id, seconds, "stop bound", stop, answer.value))
     for name in ("harmony", "classic"):
         reference = deal_reference(1, name)
-        result = best(Deal.from_seed(1), PRESETS[name], max_nodes=max_nodes)
+        result = best(Deal.from_seed(1), PRESETS[name], max_nodes=max_nodes, best_first=best_first)
         if name == "harmony" and result.bound < reference.score:
             failures.append((f"deal 1 {name}", None, "bound", result.bound, reference.score))
         if name == "classic" and reference.won and (result.bound is None or result.bound > reference.actions):

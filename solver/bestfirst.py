@@ -1,0 +1,332 @@
+"""The best-first kernel of the optimal search (numba).
+
+The same positions, macro-moves, bounds and table as the branch and bound (`bnb`), searched in
+another order: always from the open position with the highest bound (`bnb.position_bound`), the
+deepest first among equals. With the fewest-actions objective this is A*, the bound being the
+actions so far plus `objective.actions_lower_bound`. The first line whose value reaches the
+highest open bound is the best of all, so a short win is found early, where the depth-first
+search first wades through long lines; and while it runs, the highest open bound is a proven
+limit on every line.
+
+A position stored for the search is a node: its parent node, the macro-move from there, its
+actions, points, depth and table key (`node_*` arrays, about 30 bytes); its state is not stored
+but played again from the root along its parents. The states of the last node expanded stay in
+a stack (`states`, `placed`, `path_nodes`, one row per depth), so a node close to the last one
+(its child, most often) costs a move or two to rebuild. Open nodes sit in a binary heap
+(`heap_keys`, `heap_nodes`) keyed by bound, then actions.
+
+A node whose table entry was replaced by one that dominates it (at least the points, at most
+the actions: `tt.tt_visit_scored`) is dropped when it comes out of the heap: the other is or
+was expanded and reaches all it reaches. Making room in a full table only loses duplicates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bnb import B_BEST, _play_child, enter_child, position_bound, scored_key
+from .jitcache import kernel
+from .movegen import generate_moves
+from .objective import stop_value, upper_bound, won_value
+from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
+                     EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
+from .state import foundation_total
+from .tt import tt_visit_scored
+
+# Status returned when the node arrays cannot take another expansion's children.
+NODES_FULL = 5
+
+# Slots of the int64 context array: those of `search` (CTX_DEPTH is the deepest valid row of
+# the state stack), then the best value, the node of its line (-1: the incumbent handed in),
+# the open nodes, the nodes stored, and the highest bound of a node dropped for want of stack
+# depth (NEVER while none was).
+F_BEST = B_BEST  # the same slot in both optimal searches (`optimal.OptimalSearch`)
+F_BEST_NODE, F_HEAP_SIZE, F_NODE_COUNT, F_DROPPED = 7, 8, 9, 10
+F_CTX_SIZE = 11
+
+ACTION_BITS = 12  # heap key: bound << ACTION_BITS | actions (capped), the deepest first among equals
+NO_PARENT = -1
+
+
+@kernel
+def heap_key(bound, actions):
+    """The heap key of an open node: its bound first, then its actions (more is deeper)."""
+    capped = actions if actions < (1 << ACTION_BITS) - 1 else (1 << ACTION_BITS) - 1
+    return (bound << ACTION_BITS) | capped
+
+
+@kernel
+def key_bound(key):
+    """The bound a heap key was made from."""
+    return key >> ACTION_BITS
+
+
+@kernel
+def heap_push(heap_keys, heap_nodes, size, key, node):
+    """Add a node to the max-heap of `size` entries; returns the new size."""
+    slot = size
+    while slot > 0:
+        parent = (slot - 1) >> 1
+        if heap_keys[parent] >= key:
+            break
+        heap_keys[slot] = heap_keys[parent]
+        heap_nodes[slot] = heap_nodes[parent]
+        slot = parent
+    heap_keys[slot] = key
+    heap_nodes[slot] = node
+    return size + 1
+
+
+@kernel
+def heap_pop(heap_keys, heap_nodes, size):
+    """Remove the top of the max-heap of `size` entries (size > 0); returns the new size."""
+    size -= 1
+    key = heap_keys[size]
+    node = heap_nodes[size]
+    slot = 0
+    while True:
+        child = 2 * slot + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_keys[child + 1] > heap_keys[child]:
+            child += 1
+        if heap_keys[child] <= key:
+            break
+        heap_keys[slot] = heap_keys[child]
+        heap_nodes[slot] = heap_nodes[child]
+        slot = child
+    if size > 0:
+        heap_keys[slot] = key
+        heap_nodes[slot] = node
+    return size
+
+
+@kernel
+def new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx, parent, move,
+             actions, points, depth, key):
+    """Store a node; returns its index (the caller made sure there is room)."""
+    node = ctx[F_NODE_COUNT]
+    ctx[F_NODE_COUNT] = node + 1
+    node_parent[node] = parent
+    for field in range(4):
+        node_move[node, field] = move[field]
+    node_actions[node] = actions
+    node_points[node] = points
+    node_depth[node] = depth
+    node_key[node] = key
+    node_tight[node] = 0
+    return node
+
+
+@kernel
+def rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth, ctx,
+            params, obj, card_points_table):
+    """Make `states[depth]`, `placed[depth]` those of `node` (depth: its depth), playing its moves
+    from the deepest row of the stack that lies on its path."""
+    depth = node_depth[node]
+    level = depth
+    ancestor = node
+    while level > ctx[CTX_DEPTH] or path_nodes[level] != ancestor:
+        path_nodes[level] = ancestor
+        ancestor = node_parent[ancestor]
+        level -= 1
+    for d in range(level + 1, depth + 1):
+        step = path_nodes[d]
+        parent = path_nodes[d - 1]
+        _play_child(states[d - 1], placed[d - 1], node_points[parent], node_actions[parent], node_move[step],
+                    states[d], placed[d], params, obj, card_points_table)
+    ctx[CTX_DEPTH] = depth
+
+
+@kernel
+def dominated(keys, table_points, table_actions, key, points, actions):
+    """True if the table holds another visit of the node's position that dominates it."""
+    mask = keys.shape[0] - 1
+    slot = np.int64(key & np.uint64(mask))
+    while keys[slot] != 0:
+        if keys[slot] == key:
+            if table_points[slot] == points and table_actions[slot] == actions:
+                return False  # its own entry
+            return table_points[slot] >= points and table_actions[slot] <= actions
+        slot = (slot + 1) & mask
+    return False
+
+
+@kernel
+def best_first_start(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
+                     node_key, node_tight, heap_keys, heap_nodes, keys, table_points, table_actions, ctx, params, obj,
+                     card_points_table, root_points, root_actions, scratch, no_move):
+    """Store the root (states[0], placed[0]) as node 0, the first open node."""
+    key = scored_key(states[0], params, obj, placed[0])
+    node = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx,
+                    NO_PARENT, no_move, root_actions, root_points, 0, key)
+    path_nodes[0] = node
+    ctx[CTX_DEPTH] = 0
+    root_stop = stop_value(obj, states[0], root_points, root_actions)
+    if root_stop > ctx[F_BEST]:
+        ctx[F_BEST] = root_stop
+        ctx[F_BEST_NODE] = node
+    if foundation_total(states[0]) == 52:
+        return
+    bound = position_bound(obj, card_points_table, placed[0], states[0], root_points, root_actions, params,
+                           ctx[F_BEST], scratch)
+    if bound > ctx[F_BEST]:
+        tt_visit_scored(keys, table_points, table_actions, key, root_points, root_actions)
+        ctx[CTX_TABLE_COUNT] += 1
+        node_tight[node] = 1
+        ctx[F_HEAP_SIZE] = heap_push(heap_keys, heap_nodes, 0, heap_key(bound, root_actions), node)
+
+
+@kernel
+def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
+                     node_key, node_tight, heap_keys, heap_nodes, keys, table_points, table_actions, ctx, params, obj,
+                     card_points_table, node_budget, scratch, moves):
+    """Expand open nodes, highest bound first, for at most `node_budget` children; return a status
+    (RUNNING; EXHAUSTED: no open node can beat the best, which is proved unless a dropped node
+    could (F_DROPPED above it); TABLE_FULL, STACK_FULL as in
+    `search`; NODES_FULL: no room for another expansion's nodes). `scratch` (52 int8) and `moves`
+    (MAX_MOVES rows) are work space."""
+    capacity = node_parent.shape[0]
+    max_depth = states.shape[0] - 1
+    nodes = 0
+    status = RUNNING
+    while nodes < node_budget:
+        size = ctx[F_HEAP_SIZE]
+        if size == 0 or key_bound(heap_keys[0]) <= ctx[F_BEST]:
+            status = EXHAUSTED
+            break
+        if ctx[CTX_TABLE_COUNT] + moves.shape[0] >= ctx[CTX_TABLE_LIMIT]:
+            status = TABLE_FULL
+            break
+        if ctx[F_NODE_COUNT] + 2 * moves.shape[0] >= capacity:  # a child may take two
+            status = NODES_FULL
+            break
+        node = heap_nodes[0]
+        depth = node_depth[node]
+        if depth >= max_depth:
+            if ctx[CTX_CAN_GROW_STACK]:
+                status = STACK_FULL
+                break
+            # left unexplored: its bound still counts (`open_limit`, `proved`)
+            if key_bound(heap_keys[0]) > ctx[F_DROPPED]:
+                ctx[F_DROPPED] = key_bound(heap_keys[0])
+            ctx[F_HEAP_SIZE] = heap_pop(heap_keys, heap_nodes, size)
+            continue
+        popped = heap_keys[0]
+        ctx[F_HEAP_SIZE] = heap_pop(heap_keys, heap_nodes, size)
+        points = node_points[node]
+        actions = node_actions[node]
+        if dominated(keys, table_points, table_actions, node_key[node], points, actions):
+            continue
+        rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth, ctx,
+                params, obj, card_points_table)
+        state = states[depth]
+        if not node_tight[node]:
+            # Children get the cheap bound; the relaxed game's tighter one waits until they come
+            # out, as most never do. A node it lowers goes back with the lower bound.
+            node_tight[node] = 1
+            bound = position_bound(obj, card_points_table, placed[depth], state, points, actions, params, ctx[F_BEST],
+                                   scratch)
+            if bound < key_bound(popped):
+                if bound > ctx[F_BEST]:
+                    ctx[F_HEAP_SIZE] = heap_push(heap_keys, heap_nodes, ctx[F_HEAP_SIZE], heap_key(bound, actions),
+                                                 node)
+                continue
+        child = states[depth + 1]
+        child_placed = placed[depth + 1]
+        count = generate_moves(state, params, moves)
+        for index in range(count):
+            taken, child_points = _play_child(state, placed[depth], points, actions, moves[index], child,
+                                              child_placed, params, obj, card_points_table)
+            if taken < 0:
+                continue  # past the time limit nothing counts: stopping before is at least as good
+            nodes += 1
+            won = foundation_total(child) == 52
+            value = won_value(obj, child_points, taken) if won else stop_value(obj, child, child_points, taken)
+            if value > ctx[F_BEST]:
+                ctx[F_BEST] = value
+                ctx[F_BEST_NODE] = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key,
+                                            node_tight, ctx, node, moves[index], taken, child_points, depth + 1, 0)
+            if won:
+                continue
+            bound = upper_bound(obj, card_points_table, child_placed, child, child_points, taken, True)
+            if bound <= ctx[F_BEST]:
+                continue
+            key = enter_child(keys, table_points, table_actions, ctx, child, child_placed, child_points, taken,
+                              params, obj)
+            if key == 0:
+                continue
+            stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx,
+                              node, moves[index], taken, child_points, depth + 1, key)
+            ctx[F_HEAP_SIZE] = heap_push(heap_keys, heap_nodes, ctx[F_HEAP_SIZE], heap_key(bound, taken), stored)
+        # the child rows were work space: the stack is valid down to this node only
+        ctx[CTX_DEPTH] = depth
+    ctx[CTX_NODES] += nodes
+    return status
+
+
+@kernel
+def open_limit(heap_keys, ctx):
+    """A value no line can beat: the best found, or the highest bound of an open or dropped node."""
+    best = ctx[F_BEST] if ctx[F_BEST] > ctx[F_DROPPED] else ctx[F_DROPPED]
+    if ctx[F_HEAP_SIZE] > 0 and key_bound(heap_keys[0]) > best:
+        return key_bound(heap_keys[0])
+    return best
+
+
+@kernel
+def compact(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, node_remap,
+            heap_keys, heap_nodes, path_nodes, ctx, drop_key):
+    """Make room among the nodes; returns how many are left.
+
+    First the open nodes with a heap key of at most `drop_key` are dropped (their highest bound
+    is kept in F_DROPPED: the search proves nothing below it). Then every node that is neither open,
+    the best line's end, nor an ancestor of one is freed: expanded nodes whose children were all
+    cut or dominated, most of them. The nodes left keep their order (a parent before its
+    children), so one pass renumbers them; `node_remap` is work space.
+    """
+    size = ctx[F_HEAP_SIZE]
+    kept = 0
+    for slot in range(size):
+        if heap_keys[slot] <= drop_key:
+            if key_bound(heap_keys[slot]) > ctx[F_DROPPED]:
+                ctx[F_DROPPED] = key_bound(heap_keys[slot])
+            continue
+        heap_keys[kept] = heap_keys[slot]
+        heap_nodes[kept] = heap_nodes[slot]
+        kept += 1
+    size = 0
+    for slot in range(kept):  # heapify again, by pushes (the heap is a prefix of itself)
+        size = heap_push(heap_keys, heap_nodes, size, heap_keys[slot], heap_nodes[slot])
+    ctx[F_HEAP_SIZE] = size
+    count = ctx[F_NODE_COUNT]
+    node_remap[:count] = 0
+    node_remap[0] = 1
+    for slot in range(size + 1):
+        node = heap_nodes[slot] if slot < size else ctx[F_BEST_NODE]
+        while node > 0 and node_remap[node] == 0:
+            node_remap[node] = 1
+            node = node_parent[node]
+    left = 0
+    for node in range(count):
+        if node_remap[node] == 0:
+            continue
+        node_remap[node] = left
+        parent = node_parent[node]
+        node_parent[left] = node_remap[parent] if parent >= 0 else parent
+        for field in range(4):
+            node_move[left, field] = node_move[node, field]
+        node_actions[left] = node_actions[node]
+        node_points[left] = node_points[node]
+        node_depth[left] = node_depth[node]
+        node_key[left] = node_key[node]
+        node_tight[left] = node_tight[node]
+        left += 1
+    for slot in range(size):
+        heap_nodes[slot] = node_remap[heap_nodes[slot]]
+    if ctx[F_BEST_NODE] >= 0:
+        ctx[F_BEST_NODE] = node_remap[ctx[F_BEST_NODE]]
+    ctx[F_NODE_COUNT] = left
+    path_nodes[0] = 0
+    ctx[CTX_DEPTH] = 0  # the stack's rows no longer name nodes: only the root's is kept
+    return left

@@ -1,0 +1,171 @@
+"""The best-first optimal search (`solver.bestfirst`, `solver.optimal.BestFirst`).
+
+Its answers on small positions are checked against the exhaustive oracle with the rest of
+`best` (test_optimal, both search orders). Here: the heap it keeps its open nodes in, the lines
+it rebuilds from its nodes, and what happens when its nodes fill the memory budget (the
+depth-first search takes over below the bound it proved).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import numpy as np
+import pytest
+
+from solver import line as line_module
+from solver.bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT, compact, heap_key,
+                              heap_pop, heap_push, key_bound)
+from solver.objective import NEVER, WON_BASE
+from solver.deal import Deal
+from solver.game import Game, replay
+from solver.optimal import BestFirst, best, line_value
+from solver.rules import PRESETS
+
+
+def test_the_heap_gives_nodes_back_highest_key_first():
+    rng = random.Random(7)
+    capacity = 500
+    keys = np.zeros(capacity, dtype=np.int64)
+    nodes = np.zeros(capacity, dtype=np.int32)
+    size = 0
+    mirror = []  # (key, node) pairs in the heap
+    popped = []
+    for step in range(2000):
+        if size < capacity and (size == 0 or rng.random() < 0.55):
+            key = heap_key(rng.randint(-3000, 3000), rng.randint(0, 5000))
+            size = heap_push(keys, nodes, size, key, step)
+            mirror.append((key, step))
+        else:
+            top_key, top_node = keys[0], nodes[0]
+            assert top_key == max(key for key, _ in mirror)
+            assert (top_key, top_node) in mirror
+            mirror.remove((top_key, top_node))
+            popped.append(top_key)
+            size = heap_pop(keys, nodes, size)
+        assert size == len(mirror)
+    assert popped, "nothing was popped: the test looked at nothing"
+
+
+@pytest.mark.parametrize("bound, actions", [(0, 0), (999_880, 120), (-400, 3), (-(1 << 40), 7), (12, 10_000)])
+def test_a_heap_key_orders_by_bound_then_actions_and_gives_the_bound_back(bound, actions):
+    key = heap_key(bound, actions)
+    assert key_bound(key) == bound
+    assert heap_key(bound + 1, 0) > key  # a higher bound first, whatever the actions
+    if actions < 4000:
+        assert heap_key(bound, actions + 1) > key  # then the deeper node
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed):
+    """A random tree of nodes, some open: `compact` drops the open nodes at or below the key it
+    is given (recording their highest bound), keeps every other open node and the best line's end
+    with the same moves from the root, renumbers parents before children, and frees the rest."""
+    rng = random.Random(seed)
+    count = 300
+    parent = np.full(count, -1, dtype=np.int32)
+    depth = np.zeros(count, dtype=np.int16)
+    for node in range(1, count):
+        parent[node] = rng.randrange(node)
+        depth[node] = depth[parent[node]] + 1
+    move = np.zeros((count, 4), dtype=np.int16)
+    move[:, 0] = np.arange(count)  # names each node by its first field, whatever its new number
+    actions, points = np.arange(count, dtype=np.int32), -np.arange(count, dtype=np.int32)
+    key, tight, remap = np.arange(count, dtype=np.uint64), np.ones(count, dtype=np.int8), np.zeros(count, np.int32)
+    heap_keys, heap_nodes = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int32)
+    ctx = np.zeros(F_CTX_SIZE, dtype=np.int64)
+    ctx[F_NODE_COUNT], ctx[F_DROPPED], ctx[F_BEST_NODE] = count, NEVER, rng.randrange(count)
+    open_nodes = rng.sample(range(1, count), 60)
+    bounds = {node: rng.randint(-50, 50) for node in open_nodes}
+    size = 0
+    for node in open_nodes:
+        size = heap_push(heap_keys, heap_nodes, size, heap_key(bounds[node], int(depth[node])), node)
+    ctx[F_HEAP_SIZE] = size
+    drop_key = heap_key(0, 5)
+
+    def line(names, parents, node):
+        moves = []
+        while node >= 0:
+            moves.append(int(names[node, 0]))
+            node = int(parents[node])
+        return moves
+
+    before = {node: line(move, parent, node) for node in open_nodes + [int(ctx[F_BEST_NODE])]}
+    kept = [node for node in open_nodes if heap_key(bounds[node], int(depth[node])) > drop_key]
+    dropped = [bounds[node] for node in open_nodes if node not in kept]
+    best_before = int(ctx[F_BEST_NODE])
+    left = compact(parent, move, actions, points, depth, key, tight, remap, heap_keys, heap_nodes,
+                   np.zeros(count, dtype=np.int32), ctx, drop_key)
+    needed = {0} | {step for node in kept + [best_before] for step in before[node]}
+    assert left == ctx[F_NODE_COUNT] == len(needed)
+    assert ctx[F_HEAP_SIZE] == len(kept)
+    assert ctx[F_DROPPED] == (max(dropped) if dropped else NEVER)
+    assert all(parent[node] < node for node in range(1, left)) and parent[0] == -1
+    for node in range(left):  # each node's fields moved with it
+        name = int(move[node, 0])
+        assert actions[node] == name and points[node] == -name and key[node] == name
+        assert depth[node] == len(line(move, parent, node)) - 1
+    assert sorted(int(move[heap_nodes[slot], 0]) for slot in range(len(kept))) == sorted(kept)
+    for slot in range(len(kept)):
+        node = int(heap_nodes[slot])
+        assert line(move, parent, node) == before[int(move[node, 0])]
+        assert slot == 0 or heap_keys[(slot - 1) // 2] >= heap_keys[slot]  # still a heap
+    assert line(move, parent, int(ctx[F_BEST_NODE])) == before[best_before]
+
+
+@pytest.mark.parametrize("name, seed", [("classic", 3), ("classic-draw3", 5), ("harmony", 5), ("harmony", 9)])
+def test_best_first_alone_proves_a_line_the_engine_values_alike(name, seed):
+    """From the deal with no incumbent, the search proves its line; the line is rebuilt from the
+    nodes' moves, and the engine values it as the search did and finds it no worse than a line
+    from the depth-first search."""
+    rules = PRESETS[name]
+    origin = Game(Deal.from_seed(seed), rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 256)
+    search.run(5_000_000)
+    assert search.proved, (name, seed, search.nodes)
+    line = line_module.continue_game(origin, search.best_path())
+    assert line_value(line) == search.best_value == search.proven_bound()
+    depth_first = best(Deal.from_seed(seed), rules, max_nodes=2_000_000, best_first=False)
+    assert line_value(depth_first.game) <= search.best_value
+    if depth_first.optimal:
+        assert line_value(depth_first.game) == search.best_value
+
+
+@functools.lru_cache(maxsize=None)
+def proved_best(name: str, seed: int) -> int:
+    """The best value of a deal, proved by the best-first search with room enough."""
+    rules = PRESETS[name]
+    origin = Game(Deal.from_seed(seed), rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 256)
+    search.run(5_000_000)
+    assert search.proved and search.compactions == 0
+    return search.best_value
+
+
+@pytest.mark.parametrize("name, seed", [("classic-draw3", 5), ("harmony", 5)])
+def test_with_little_memory_the_search_makes_room_and_stays_right(name, seed):
+    """With 1 MB (about 10,000 nodes) the best-first search has to make room, again and again:
+    what it proves is still true (the best value, or a bound no line beats). `best` with 1 MB
+    goes on depth-first where it ends unproved: its line replays as reported and its bound holds."""
+    deal = Deal.from_seed(seed)
+    rules = PRESETS[name]
+    optimum = proved_best(name, seed)
+    origin = Game(deal, rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 1)
+    search.run(3_000_000)
+    assert search.compactions > 0
+    assert search.best_value <= optimum <= search.proven_bound()
+    if search.proved:
+        assert search.best_value == optimum
+    if search.best_path() is not None:
+        assert line_value(line_module.continue_game(origin, search.best_path())) == search.best_value
+    result = best(deal, rules, max_nodes=1_000_000, memory_mb=1)
+    replayed = replay(deal, rules, result.line)
+    assert replayed.legal and line_value(replayed.game) == line_value(result.game) <= optimum
+    if rules.scoring is not None:
+        assert result.bound >= optimum
+    else:
+        assert result.bound is not None and result.bound <= WON_BASE - optimum
+    if result.optimal:
+        assert line_value(result.game) == optimum
