@@ -345,21 +345,41 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     no_win = verdict.result == "loss"
     ceiling = None  # no line is worth more than this (proven by an earlier search), if known
     nodes = verdict.nodes
-    if best_first:
-        # Best-first, making room among its nodes as it goes; if it ends without a proof (it
-        # dropped open nodes its best line does not reach, or could make no room), depth-first
-        # below the bound it proved.
-        search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb)
-        reason = search.run_within(time.perf_counter(), nodes, max_nodes, None if time_limit is None else time_left(),
-                                   progress)
+
+    def run(search: OptimalSearch, share: int | None = None) -> str | None:
+        """Run a search on 1/share of the budgets left (all of them: None), keep its line (a better
+        one than the incumbent), and return the budget that ran out, as `run_within`."""
+        nonlocal nodes, incumbent
+        share_nodes = max_nodes
+        if max_nodes is not None and share is not None:
+            share_nodes = nodes + max(1, (max_nodes - nodes) // share)
+        share_time = None if time_limit is None else time_left() / (share or 1)
+        reason = search.run_within(time.perf_counter(), nodes, share_nodes, share_time, progress)
         nodes += search.nodes
         if search.best_path() is not None:
             incumbent = _checked_line(origin, search)
-        if search.proved or reason is not None:
-            return _result(deal, rules, origin, _stop_at_time_limit(origin, incumbent), search.proven_bound(),
-                           search.proved, verdict.result, nodes, began,
-                           None if search.proved else reason)
+        return reason
+
+    def answer(bound: int, optimal: bool, reason: str | None) -> BestResult:
+        return _result(deal, rules, origin, _stop_at_time_limit(origin, incumbent), bound, optimal, verdict.result,
+                       nodes, began, reason)
+
+    if best_first:
+        # A short depth-first search against the incumbent first: it improves a poor line within
+        # seconds, where the best-first search finds no line until it reaches the best one.
+        search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
+        run(search, IMPROVE_SHARE)
+        if search.proved:
+            return answer(search.best_value, True, None)
         ceiling = search.proven_bound()
+        # Then best-first, making room among its nodes as it goes; if it ends without a proof
+        # (it dropped open nodes its best line does not reach, or could make no room),
+        # depth-first again below the bound it proved.
+        search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb)
+        reason = run(search)
+        ceiling = min(ceiling, search.proven_bound())
+        if search.proved or reason is not None:
+            return answer(ceiling, search.proved, reason)
         del search
     last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
     root_bound = last.proven_bound() if ceiling is None else min(ceiling, last.proven_bound())
@@ -369,31 +389,19 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # Each aspiration search gets a share of what is left, so that the search against the
         # incumbent always runs: it is the one that improves a poor line.
         search = BranchAndBound(origin, rules, floor, no_win, memory_mb)
-        share_nodes = None if max_nodes is None else nodes + max(1, (max_nodes - nodes) // ASPIRATION_BUDGET_SHARE)
-        share_time = None if time_limit is None else time_left() / ASPIRATION_BUDGET_SHARE
-        search.run_within(time.perf_counter(), nodes, share_nodes, share_time, progress)
-        nodes += search.nodes
-        if search.best_path() is not None:
-            incumbent = _checked_line(origin, search)
-            if search.proved:  # the best line of all: nothing above the floor beats it
-                return _result(deal, rules, origin, _stop_at_time_limit(origin, incumbent), search.best_value, True,
-                               verdict.result, nodes, began, None)
-        elif search.proved:
+        run(search, ASPIRATION_BUDGET_SHARE)
+        if search.proved and search.best_path() is not None:
+            return answer(search.best_value, True, None)  # the best line of all: nothing above the floor beats it
+        if search.proved:
             ceiling = floor  # no line above the floor at all
     search = last if last.best_value == line_value(incumbent) else BranchAndBound(origin, rules, line_value(incumbent),
                                                                                    no_win, memory_mb)
-    reason = search.run_within(time.perf_counter(), nodes, max_nodes, None if time_limit is None else time_left(),
-                               progress)
-    nodes += search.nodes
-    final = incumbent if search.best_path() is None else _checked_line(origin, search)
-    final = _stop_at_time_limit(origin, final)
-    optimal = search.proved
+    reason = run(search)
     bound = search.proven_bound() if ceiling is None else min(ceiling, search.proven_bound())
-    return _result(deal, rules, origin, final, bound, optimal, verdict.result, nodes, began,
-                   None if optimal else (reason or "stack depth"))
+    return answer(bound, search.proved, None if search.proved else (reason or "stack depth"))
 
 
-def _checked_line(origin: Game, search: BranchAndBound) -> Game:
+def _checked_line(origin: Game, search: OptimalSearch) -> Game:
     """The best line a search found, played by the reference engine, which must value it alike."""
     line = line_module.continue_game(origin, search.best_path())
     if line_value(line) != search.best_value:
@@ -402,6 +410,7 @@ def _checked_line(origin: Game, search: BranchAndBound) -> Game:
     return line
 
 
+IMPROVE_SHARE = 10  # the depth-first search that improves the incumbent gets a tenth of the budgets
 ASPIRATION_BUDGET_SHARE = 4  # each aspiration search gets at most a quarter of the budget left
 ASPIRATION_SHARES = (16, 4)  # the first searches take on 1/16, then 1/4 of the gap, then all of it
 

@@ -22,6 +22,7 @@ from solver.deal import Deal
 from solver.game import Game, replay
 from solver.optimal import BestFirst, best, line_value
 from solver.rules import PRESETS
+from test_optimal import CASES, CASES_BY_ID, DEAL0, oracle_answer, with_clock
 
 
 def test_the_heap_gives_nodes_back_highest_key_first():
@@ -112,6 +113,24 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
         assert line(move, parent, node) == before[int(move[node, 0])]
         assert slot == 0 or heap_keys[(slot - 1) // 2] >= heap_keys[slot]  # still a heap
     assert line(move, parent, int(ctx[F_BEST_NODE])) == before[best_before]
+
+
+@pytest.mark.parametrize("case_id", [case[0] for case in CASES])
+def test_best_first_alone_finds_the_exhaustive_optimum(case_id):
+    """On the oracle's small positions (test_optimal), the best-first search alone, from no line
+    but the empty one, proves the optimum of every clock, and its line replays to that value."""
+    _, position, base_rules, clocks = CASES_BY_ID[case_id]
+    for seconds in clocks:
+        rules = with_clock(base_rules, seconds)
+        answer = oracle_answer(case_id, seconds)
+        origin = Game(DEAL0, rules, position)
+        search = BestFirst(origin, rules, line_value(origin) - 1, False, 16)
+        search.run(2_000_000)
+        assert search.proved, (case_id, seconds, search.nodes)
+        assert search.best_value == search.proven_bound() == answer.value, (case_id, seconds)
+        path = search.best_path()
+        line = line_module.continue_game(origin, path if path is not None else [])
+        assert line_value(line) == answer.value, (case_id, seconds, path)
 
 
 @pytest.mark.parametrize("name, seed", [("classic", 3), ("classic-draw3", 5), ("harmony", 5), ("harmony", 9)])
