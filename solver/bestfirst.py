@@ -9,15 +9,20 @@ search first wades through long lines; and while it runs, the highest open bound
 limit on every line.
 
 A position stored for the search is a node: its parent node, the macro-move from there, its
-actions, points, depth and table key (`node_*` arrays, about 30 bytes); its state is not stored
+actions, points, depth, table key and whether its bound is the tight one (`node_*` arrays, about
+30 bytes, and 16 more for its heap entry and `compact`'s work space); its state is not stored
 but played again from the root along its parents. The states of the last node expanded stay in
 a stack (`states`, `placed`, `path_nodes`, one row per depth), so a node close to the last one
 (its child, most often) costs a move or two to rebuild. Open nodes sit in a binary heap
-(`heap_keys`, `heap_nodes`) keyed by bound, then actions.
+(`heap_keys`, `heap_nodes`) keyed by bound, then actions. A child is stored with the cheap bound
+(`objective.upper_bound`); the relaxed game's tighter one waits until it comes out of the heap,
+as most children never do, and a node it lowers goes back in.
 
 A node whose table entry was replaced by one that dominates it (at least the points, at most
 the actions: `tt.tt_visit_scored`) is dropped when it comes out of the heap: the other is or
 was expanded and reaches all it reaches. Making room in a full table only loses duplicates.
+When the nodes are all used, `compact` frees those no open node needs and can drop open nodes
+of low bound; the highest bound dropped (F_DROPPED) is then a limit below which nothing is proved.
 """
 
 from __future__ import annotations
@@ -38,8 +43,8 @@ NODES_FULL = 5
 
 # Slots of the int64 context array: those of `search` (CTX_DEPTH is the deepest valid row of
 # the state stack), then the best value, the node of its line (-1: the incumbent handed in),
-# the open nodes, the nodes stored, and the highest bound of a node dropped for want of stack
-# depth (NEVER while none was).
+# the open nodes, the nodes stored, and the highest bound of a node dropped (to make room, or for
+# want of stack depth; NEVER while none was).
 F_BEST = B_BEST  # the same slot in both optimal searches (`optimal.OptimalSearch`)
 F_BEST_NODE, F_HEAP_SIZE, F_NODE_COUNT, F_DROPPED = 7, 8, 9, 10
 F_CTX_SIZE = 11
