@@ -306,8 +306,8 @@ class BestFirst(OptimalSearch):
         return path[::-1]
 
     def proven_bound(self) -> int:
-        """A value no line can beat: the best itself once finished, else the highest bound of an
-        open node (every line not yet searched runs through one)."""
+        """A value no line can beat: the best itself once proved, else the highest bound of an open
+        or dropped node (every line not yet searched runs through one), or the best if higher."""
         if self.proved:
             return self.best_value
         return int(open_limit(self.nodes_of["heap_keys"], self.ctx))
