@@ -212,7 +212,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             if ctx[CTX_CAN_GROW_STACK]:
                 status = STACK_FULL
                 break
-            # left unexplored: its bound still counts (`open_limit`, `proved`)
+            # left unexplored: its bound still counts (`optimal.BestFirst.proven_bound`, `proved`)
             if key_bound(heap_keys[0]) > ctx[F_DROPPED]:
                 ctx[F_DROPPED] = key_bound(heap_keys[0])
             ctx[F_HEAP_SIZE] = heap_pop(heap_keys, heap_nodes, size)
@@ -268,15 +268,6 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         ctx[CTX_DEPTH] = depth
     ctx[CTX_NODES] += nodes
     return status
-
-
-@kernel
-def open_limit(heap_keys, ctx):
-    """A value no line can beat: the best found, or the highest bound of an open or dropped node."""
-    best = ctx[F_BEST] if ctx[F_BEST] > ctx[F_DROPPED] else ctx[F_DROPPED]
-    if ctx[F_HEAP_SIZE] > 0 and key_bound(heap_keys[0]) > best:
-        return key_bound(heap_keys[0])
-    return best
 
 
 @kernel

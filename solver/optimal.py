@@ -1,14 +1,15 @@
 """Optimal lines: the highest score under a scoring ruleset, the fewest actions otherwise.
 
 `best()` first asks the winnability search for a line (a good incumbent, and a proof when there
-is no win at all). Then the best-first search (`bestfirst`, A* for the fewest actions) looks for
-better lines, highest bound first, until it proves the best or its nodes fill its share of the
-memory budget. Then, its nodes freed, the depth-first branch and bound (`bnb`) goes on below the
-bound it proved, with the best line so far to beat, after searches with higher values to beat
-(`aspiration_floors`). `optimal` is true only when a search finished with a line (or the last one
-finished: the incumbent is best); otherwise `bound` is a proven limit on what any line can reach.
-The reported line is replayed by the reference engine, and the engine's score must equal the
-search's.
+is no win at all). Then the depth-first branch and bound (`bnb`) tries to beat it for a tenth of
+the budget (it improves a poor line fast), and the best-first search (`bestfirst`, A* for the
+fewest actions) looks for better lines, highest bound first, with the rest. If that ends without a
+proof and with budget left (it dropped open nodes its best line does not reach, or could make no
+room), the branch and bound goes on below the bound it proved, with the best line so far to beat,
+after searches with higher values to beat (`aspiration_floors`). `optimal` is true only when a
+search finished with a line (or the last one finished: the incumbent is best); otherwise `bound`
+is a proven limit on what any line can reach. The reported line is replayed by the reference
+engine, and the engine's score must equal the search's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from . import line as line_module
 from .bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT,
-                        NODES_FULL, best_first_chunk, best_first_start, compact, heap_key, open_limit)
+                        NODES_FULL, best_first_chunk, best_first_start, compact, heap_key, key_bound)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
 from .game import Game, Position
@@ -269,9 +270,8 @@ class BestFirst(OptimalSearch):
         return self.stored_nodes + 4 * MAX_MOVES < capacity and self.open_nodes > 0
 
     def compile_rest(self) -> None:
-        """Compile the kernels that make room and bound the search (`runner.ChunkedSearch`)."""
+        """Compile the kernels that make room (`runner.ChunkedSearch`)."""
         self._make_room()
-        self.proven_bound()
 
     @property
     def proved(self) -> bool:
@@ -279,9 +279,11 @@ class BestFirst(OptimalSearch):
         return self.status == EXHAUSTED and self.best_value >= int(self.ctx[F_DROPPED])
 
     def _free_room(self, depth: int) -> int:
-        # Only duplicates are lost: an open node without an entry is expanded when it comes out.
-        return flush_scored(self.table[0], self.table[1], self.table[2], self.table[0][:0], self.table[1][:0],
-                            self.table[2][:0], 0)
+        # Empties the table. Only duplicates are lost: an open node without an entry is expanded
+        # when it comes out; no path needs keeping, as the nodes hold their own.
+        for column in self.table:
+            column[:] = 0
+        return 0
 
     @property
     def open_nodes(self) -> int:
@@ -310,7 +312,10 @@ class BestFirst(OptimalSearch):
         or dropped node (every line not yet searched runs through one), or the best if higher."""
         if self.proved:
             return self.best_value
-        return int(open_limit(self.nodes_of["heap_keys"], self.ctx))
+        limit = max(self.best_value, int(self.ctx[F_DROPPED]))
+        if self.open_nodes:
+            limit = max(limit, int(key_bound(self.nodes_of["heap_keys"][0])))
+        return limit
 
 
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
