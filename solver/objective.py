@@ -19,8 +19,8 @@ from .cardsets import card_count, single
 from .deadends import ALL_CARDS
 from .jitcache import kernel
 from .rules import TIME_LIMIT_SECONDS, Ruleset
-from .state import (CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON,
-                    TALON_LEN, WASTE_COUNT, foundation_total)
+from .state import (CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES,
+                    TALON, TALON_LEN, WASTE_COUNT, foundation_total)
 
 FEWEST, SCORED = 0, 1
 WON_BASE = 1_000_000
@@ -28,8 +28,8 @@ CARD_WEIGHT = 1000
 NEVER = -(1 << 40)  # the value of a line that cannot be (past the time limit)
 
 OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_MS_PER_ACTION, OBJ_LIMIT_MS, \
-    OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN = range(12)
-OBJ_SIZE = 12
+    OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN, OBJ_PASS_LIMIT = range(13)
+OBJ_SIZE = 13
 
 
 def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -38,6 +38,7 @@ def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     points = np.zeros(52, dtype=np.int64)
     obj[OBJ_DRAW] = rules.draw
     obj[OBJ_AUTO] = int(rules.auto_play)
+    obj[OBJ_PASS_LIMIT] = 0 if rules.passes is None else rules.passes
     if rules.scoring is None:
         obj[OBJ_MODE] = FEWEST
         return obj, points
@@ -114,7 +115,7 @@ def _lower_below(card, lowest_below, lowest_of_suit):
 
 
 @kernel
-def blocked_actions(state, auto, draw):
+def blocked_actions(state, auto, draw, can_recycle):
     """Actions that getting blocked cards out of the tableau and the waste takes at least (admissible).
 
     A card lying above a card it cannot go up before (without auto-play: a lower card of its
@@ -127,8 +128,7 @@ def blocked_actions(state, auto, draw):
     - The face-up part of a pile needs one action if any of its cards is blocked by a face-down
       card below: that action happens while every face-down card of the pile is still face
       down, so it is not counted twice.
-    - A blocked waste card leaves by an action of its own before the next recycle, or after it
-      has to be drawn again: `draw` cards a draw at most.
+    - The waste (`waste_blocked_actions`).
     """
     total = 0
     for pile in range(PILES):
@@ -148,14 +148,40 @@ def blocked_actions(state, auto, draw):
             if _blocked(state[base + index], lowest_below, lowest_of_suit, auto):
                 total += 1
                 break
+    return total + waste_blocked_actions(state, auto, draw, can_recycle)
+
+
+@kernel
+def waste_blocked_actions(state, auto, draw, can_recycle):
+    """Actions that getting the blocked waste cards out of the waste takes at least (admissible).
+
+    A blocked waste card (above a card it cannot go up before) leaves the waste by an action of
+    its own, unless a recycle takes it back to the stock first. A recycle that finds the bottom
+    k cards of today's waste still there costs itself and at least ceil(k / draw) draws to bring
+    them out again (the stock's draws are counted apart: they come before it), and every blocked
+    card above those k left before it, by an action. So the waste costs the least, over k, of
+    those; with no recycle left, one action per blocked card.
+    """
     lowest_below, lowest_of_suit = 14, 0xEEEE
-    waste_blocked = 0
+    blocked = 0
     for index in range(state[WASTE_COUNT]):
-        card = state[TALON + index]
-        if _blocked(card, lowest_below, lowest_of_suit, auto):
-            waste_blocked += 1
-        lowest_below, lowest_of_suit = _lower_below(card, lowest_below, lowest_of_suit)
-    return total + (waste_blocked + draw - 1) // draw
+        if _blocked(state[TALON + index], lowest_below, lowest_of_suit, auto):
+            blocked += 1
+        lowest_below, lowest_of_suit = _lower_below(state[TALON + index], lowest_below, lowest_of_suit)
+    if not can_recycle or blocked == 0:
+        return blocked
+    least = blocked
+    lowest_below, lowest_of_suit = 14, 0xEEEE
+    blocked_below = 0  # blocked cards among the bottom `index` ones
+    for index in range(state[WASTE_COUNT]):
+        if _blocked(state[TALON + index], lowest_below, lowest_of_suit, auto):
+            blocked_below += 1
+        lowest_below, lowest_of_suit = _lower_below(state[TALON + index], lowest_below, lowest_of_suit)
+        recycled = index + 1
+        cost = 1 + (recycled + draw - 1) // draw + blocked - blocked_below
+        if cost < least:
+            least = cost
+    return least
 
 
 @kernel
@@ -168,7 +194,8 @@ def actions_lower_bound(obj, state):
     """
     stock = state[TALON_LEN] - state[WASTE_COUNT]
     draw = obj[OBJ_DRAW]
-    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO], draw)
+    can_recycle = obj[OBJ_PASS_LIMIT] == 0 or state[PASS] < obj[OBJ_PASS_LIMIT]
+    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO], draw, can_recycle)
     if not obj[OBJ_AUTO]:
         bound += 52 - foundation_total(state)
     return bound

@@ -407,15 +407,22 @@ def test_the_bound_is_a_proven_limit_whatever_the_budget(max_nodes, best_first):
 # (Only these cards: the count looks at nothing else.)
 BLOCKED = Position([[parse_card(c) for c in ("2h", "9s", "5h", "4c")], [], [], [], [], [], []], [2, 0, 0, 0, 0, 0, 0],
                    [], [parse_card(c) for c in ("3d", "Kd", "7c")], [0, 0, 0, 0], 1)
+# A waste of five diamonds above their 3d: five moves to the tableau, or a recycle and two draws.
+DEEP_WASTE = Position([[], [], [], [], [], [], []], [0] * 7, [],
+                      [parse_card(c) for c in ("3d", "Kd", "Qd", "Jd", "Td", "9d")], [0, 0, 0, 0], 1)
 
 
-@pytest.mark.parametrize("auto, draw, expected", [
-    (False, 1, 1 + 1),  # the 5h's run (its 2h below); the Kd (its 3d below)
-    (True, 1, 1 + 1 + 2),  # also the 9s (the 2h below); in the waste also the 7c (the 3d below)
-    (True, 3, 1 + 1 + 1),  # two blocked waste cards: one redraw of 3 can take both
+@pytest.mark.parametrize("position, auto, draw, can_recycle, expected", [
+    (BLOCKED, False, 1, True, 1 + 1),  # the 5h's run (its 2h below); the Kd (its 3d below)
+    (BLOCKED, True, 1, True, 1 + 1 + 2),  # also the 9s (the 2h below); in the waste also the 7c (the 3d below)
+    (BLOCKED, True, 3, True, 1 + 1 + 2),  # a recycle and a draw would cost as much as the two waste moves
+    (BLOCKED, True, 3, False, 1 + 1 + 2),
+    (DEEP_WASTE, False, 3, True, 1 + 2),  # a recycle, then 6 cards drawn again 3 at a time
+    (DEEP_WASTE, False, 1, True, 5),  # drawing them again one at a time costs more than moving them
+    (DEEP_WASTE, False, 3, False, 5),  # no recycle left: each leaves by a move
 ])
-def test_blocked_cards_by_hand(auto, draw, expected):
-    assert blocked_actions(encode(BLOCKED), auto, draw) == expected
+def test_blocked_cards_by_hand(position, auto, draw, can_recycle, expected):
+    assert blocked_actions(encode(position), auto, draw, can_recycle) == expected
 
 
 @pytest.mark.parametrize("root_bound, incumbent, floors", [
