@@ -425,6 +425,40 @@ def test_blocked_cards_by_hand(position, auto, draw, can_recycle, expected):
     assert blocked_actions(encode(position), auto, draw, can_recycle) == expected
 
 
+TALON_CASES = 80
+
+
+def talon_case(index: int):
+    """A small random position with most cards in the talon, and rules without scoring."""
+    rng = random.Random(f"talon-bound-{index}")
+    position = endgame(rng, rng.randint(7, 10), every_suit=False, piles_used=1, stock_share=0.25,
+                       waste_share=0.65, pass_number=1, run_chance=0.3)
+    rules = Ruleset("test", draw=rng.choice((1, 3)), passes=rng.choice((1, 2, 3, None)),
+                    auto_play=rng.random() < 0.3, scoring=None, seconds_per_action=None)
+    return position, rules
+
+
+def test_the_actions_bound_never_exceeds_the_fewest_actions_of_talon_positions():
+    """On small positions where most cards wait in the talon, `actions_lower_bound` is at most the
+    fewest actions of a win that the exhaustive oracle finds; in some, a recycle is the cheaper way
+    out of the waste for it."""
+    checked = recycle_cheaper = 0
+    for index in range(TALON_CASES):
+        position, rules = talon_case(index)
+        oracle = Oracle(Game(DEAL0, rules, position), limit=20_000, until_first_win=True)
+        if not oracle.win_found:
+            continue
+        fewest = WON_BASE - oracle.optimum(1.0).value
+        obj, _ = objective_params(rules)
+        state = encode(position)
+        assert actions_lower_bound(obj, state) <= fewest, (index, to_text(position), rules)
+        checked += 1
+        can_recycle = rules.passes is None or rules.passes > 1
+        recycle_cheaper += (blocked_actions(state, rules.auto_play, rules.draw, can_recycle)
+                            < blocked_actions(state, rules.auto_play, rules.draw, False))
+    assert checked >= TALON_CASES // 2 and recycle_cheaper >= 3, (checked, recycle_cheaper)
+
+
 @pytest.mark.parametrize("root_bound, incumbent, floors", [
     (1000, 0, [938, 750, 0]),  # 1/16 and 1/4 of the gap below the bound, then the incumbent
     (10, 0, [9, 8, 0]),
