@@ -162,26 +162,20 @@ def waste_blocked_actions(state, auto, draw, can_recycle):
     card above those k left before it, by an action. So the waste costs the least, over k, of
     those; with no recycle left, one action per blocked card.
     """
-    lowest_below, lowest_of_suit = 14, 0xEEEE
     blocked = 0
+    cheapest_recycle = 0  # the least, over k, of the recycle's cost less the blocked cards among the k
+    lowest_below, lowest_of_suit = 14, 0xEEEE
     for index in range(state[WASTE_COUNT]):
         if _blocked(state[TALON + index], lowest_below, lowest_of_suit, auto):
             blocked += 1
         lowest_below, lowest_of_suit = _lower_below(state[TALON + index], lowest_below, lowest_of_suit)
-    if not can_recycle or blocked == 0:
-        return blocked
-    least = blocked
-    lowest_below, lowest_of_suit = 14, 0xEEEE
-    blocked_below = 0  # blocked cards among the bottom `index` ones
-    for index in range(state[WASTE_COUNT]):
-        if _blocked(state[TALON + index], lowest_below, lowest_of_suit, auto):
-            blocked_below += 1
-        lowest_below, lowest_of_suit = _lower_below(state[TALON + index], lowest_below, lowest_of_suit)
         recycled = index + 1
-        cost = 1 + (recycled + draw - 1) // draw + blocked - blocked_below
-        if cost < least:
-            least = cost
-    return least
+        cost = 1 + (recycled + draw - 1) // draw - blocked
+        if cost < cheapest_recycle:
+            cheapest_recycle = cost
+    if not can_recycle:
+        return blocked
+    return blocked + cheapest_recycle
 
 
 @kernel
