@@ -27,8 +27,6 @@ of low bound; the highest bound dropped (F_DROPPED) is then a limit below which 
 
 from __future__ import annotations
 
-import numpy as np
-
 from .bnb import B_BEST, _play_child, enter_child, position_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
@@ -36,7 +34,7 @@ from .objective import stop_value, upper_bound, won_value
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
                      EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
 from .state import foundation_total
-from .tt import tt_visit_scored
+from .tt import tt_dominated_scored, tt_visit_scored
 
 # Status returned when the node arrays cannot take another expansion's children.
 NODES_FULL = 5
@@ -144,20 +142,6 @@ def rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actio
 
 
 @kernel
-def dominated(keys, table_points, table_actions, key, points, actions):
-    """True if the table holds another visit of the node's position that dominates it."""
-    mask = keys.shape[0] - 1
-    slot = np.int64(key & np.uint64(mask))
-    while keys[slot] != 0:
-        if keys[slot] == key:
-            if table_points[slot] == points and table_actions[slot] == actions:
-                return False  # its own entry
-            return table_points[slot] >= points and table_actions[slot] <= actions
-        slot = (slot + 1) & mask
-    return False
-
-
-@kernel
 def best_first_start(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
                      node_key, node_tight, heap_keys, heap_nodes, keys, table_points, table_actions, ctx, params, obj,
                      card_points_table, root_points, root_actions, scratch, no_move):
@@ -221,7 +205,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         ctx[F_HEAP_SIZE] = heap_pop(heap_keys, heap_nodes, size)
         points = node_points[node]
         actions = node_actions[node]
-        if dominated(keys, table_points, table_actions, node_key[node], points, actions):
+        if tt_dominated_scored(keys, table_points, table_actions, node_key[node], points, actions):
             continue
         rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth, ctx,
                 params, obj, card_points_table)

@@ -194,10 +194,10 @@ ROOM_ROUNDS = 4
 # The best-first search's table may grow within this share of the memory: with the growth's room
 # (the old table lives beside the new one while it grows) and the stack's, that is a final table of
 # a power of two entries that fills 18% to 35% of the memory; the nodes take the rest. The growth
-# is over long before the nodes fill their share. Measured on classic-draw3 seeds 10, 19 and 145 at 512 MB (8 M
-# entries, 7.8 M nodes): proved in 18.6 s, 24.8 s and 27.0 s, against 35.4 s, 48.8 s and 49.2 s
-# with a table half the size and more nodes; with half the memory each (before), `best` proved
-# seed 10 in 52.4 s and neither of the others within 60 s.
+# is over long before the nodes fill their share. Measured on classic-draw3 seeds 10, 19 and 145
+# at 512 MB (8 M entries, 7.8 M nodes): proved in 18.6 s, 24.8 s and 27.0 s, against 35.4 s,
+# 48.8 s and 49.2 s with a table half the size and more nodes; with half the memory each
+# (before), `best` proved seed 10 in 52.4 s and neither of the others within 60 s.
 TABLE_BUDGET = 0.7
 STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never that many macro-moves
 

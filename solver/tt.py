@@ -114,22 +114,23 @@ def tt_visit_scored(keys, points, actions, key, new_points, new_actions):
     A stored visit with at least as many points and no more actions reaches everything this one
     can, at least as well, so this one need not be searched. Otherwise the new visit replaces it.
     """
-    mask = keys.shape[0] - 1
-    slot = np.int64(key & np.uint64(mask))
-    while True:
-        stored = keys[slot]
-        if stored == key:
-            if points[slot] >= new_points and actions[slot] <= new_actions:
-                return False
-            points[slot] = new_points
-            actions[slot] = new_actions
-            return True
-        if stored == 0:
-            keys[slot] = key
-            points[slot] = new_points
-            actions[slot] = new_actions
-            return True
-        slot = (slot + 1) & mask
+    slot = find_slot(keys, key)
+    if keys[slot] == key and points[slot] >= new_points and actions[slot] <= new_actions:
+        return False
+    keys[slot] = key
+    points[slot] = new_points
+    actions[slot] = new_actions
+    return True
+
+
+@kernel
+def tt_dominated_scored(keys, points, actions, key, own_points, own_actions):
+    """True if the table holds another visit of the position that dominates this one (at least
+    the points, at most the actions); its own entry, the same visit, does not count. Records nothing."""
+    slot = find_slot(keys, key)
+    if keys[slot] != key or (points[slot] == own_points and actions[slot] == own_actions):
+        return False
+    return points[slot] >= own_points and actions[slot] <= own_actions
 
 
 @kernel
