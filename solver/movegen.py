@@ -29,8 +29,8 @@ MAX_MOVES = 256
 
 # Parameters of a search (an int32 array), set from a Ruleset by `solve.search_params`.
 PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS, PARAM_FORCED, PARAM_ORDER, \
-    PARAM_WAIT = range(9)
-PARAM_SIZE = 9
+    PARAM_WAIT, PARAM_RUNS = range(10)
+PARAM_SIZE = 10
 
 
 @kernel
@@ -52,6 +52,28 @@ def fits_on(card, base):
 def goes_to_foundation(state, card):
     """True if `card` is the next card of its suit's foundation."""
     return state[FOUNDATION + CARD_SUIT[card]] == CARD_VALUE[card] - 1
+
+
+@kernel
+def partial_run_needed(state, below):
+    """Whether moving the part of a run that lies on `below` (a face-up card) can be needed: only
+    to send `below` to its foundation at once (Blake & Gent, Appendix B).
+
+    Without auto-play and foundation->tableau this keeps every line's cards, points and actions,
+    not only some win. The part of the run can only go onto the twin of `below` (same value and
+    colour, the other suit): two positions that differ only by which of two twins holds which
+    stack of cards are mirror images, where every move has its mirror move (onto, from, or with
+    the other twin) with the same source card under it, the same cards turned and the same
+    foundations, except a twin's own move to its foundation. So a line that starts with the
+    move can be played from before it without it, move for move in mirror, until a twin is to
+    go up while the other holds the stack; there the stack moves over to the other twin, which
+    is this move right before the card it uncovers goes up, and the two lines meet. The line
+    without the move has at most the same actions and the same events; repeating this removes
+    every such move. (With auto-play a twin uncovered may go up by itself later, and with
+    foundation->tableau a twin may come back: neither is a mirror move, so the searches use the
+    rule only without them.)
+    """
+    return goes_to_foundation(state, below)
 
 
 @kernel
@@ -548,11 +570,10 @@ def generate_choices(state, params, moves):
                 if has_target(tops, card, index == 0):
                     count = _card_targets(state, moves, count, card, pile, index, 0, priority, pile, index == 0)
             else:
-                # Moving only the upper part of a run: needed only when the card it uncovers
-                # can then go to its foundation (Blake & Gent, Appendix B); otherwise the same
-                # cards could be played onto the twin base directly.
+                # Moving only the upper part of a run (PARAM_RUNS): needed only when the card it
+                # uncovers can then go to its foundation (`partial_run_needed`).
                 below = state[base + index - 1]
-                if has_target(tops, card, False) and (not prune or goes_to_foundation(state, below)):
+                if has_target(tops, card, False) and (not params[PARAM_RUNS] or partial_run_needed(state, below)):
                     count = _card_targets(state, moves, count, card, pile, index, 0, 30 * 64, pile, False)
     count = _talon_moves(state, tops, params, moves, count, pending)
     if f2t:

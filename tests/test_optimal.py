@@ -31,6 +31,7 @@ from solver.cards import parse_card
 from solver.deal import Deal
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
+from solver.movegen import MAX_MOVES, MOVE_FIELDS, generate_choices
 from solver.bnb import position_bound
 from solver.deadends import ALL_CARDS, relaxed_game, relaxed_unwinnable
 from solver.objective import (CARD_WEIGHT, NEVER, actions_lower_bound, blocked_actions, no_win_bound,
@@ -182,6 +183,11 @@ STOP_AT_ONCE = "foundations: c=10 d=13 h=13 s=13\nstock: Kc Qc Jc"
 F2T_NEEDED = "foundations: c=13 d=13 h=10 s=13\n1: [Jh] Qh\n2: Kh"
 NO_F2T_HARMONY = HARMONY.with_overrides(foundation_to_tableau=False, seconds_per_action=None)
 DRAW3 = "foundations: c=13 d=8 h=12 s=12\nstock: Kh 9d Jd Ks\nwaste: Qd Td\n2: Kd"
+# The Js lies on the Qh, which lies on the Ts the Js needs: moving the Js alone onto the Qd (part
+# of a run, which the searches allow only to send the card it uncovers up) is the shortest way
+# out; the other, the Qh with the Js onto a black king in an empty pile, takes more actions.
+PART_OF_A_RUN = "foundations: c=13 d=11 h=11 s=9\n1: [Ts] Qh Js\n2: Qd\nstock: Kh Kd Qs Ks"
+PART_OF_A_RUN_KING_IN_PLAY = "foundations: c=13 d=11 h=11 s=9\n1: [Ts] Qh Js\n2: Qd\n3: [Ks] Kh\nstock: Kd Qs"
 
 # Hand-built cases: (id, position text, rules with the clock off, clocks).
 HAND_BUILT = [
@@ -212,6 +218,10 @@ HAND_BUILT = [
     ("draw3-passes-duel", DRAW3, DUEL.with_overrides(passes=3, foundation_to_tableau=False, seconds_per_action=None),
      (1, 20, None)),
     ("draw3-unlimited-harmony", DRAW3, NO_F2T_HARMONY.with_overrides(draw=3), (7, None)),
+    # Part of a run moved to send the card it uncovers up (see PART_OF_A_RUN).
+    ("part-of-a-run", PART_OF_A_RUN, CLASSIC, (None,)),
+    ("part-of-a-run-draw3", PART_OF_A_RUN_KING_IN_PLAY, CLASSIC3, (None,)),
+    ("part-of-a-run-scored", PART_OF_A_RUN, NO_F2T_HARMONY.with_overrides(auto_play=False), (1, None)),
 ]
 
 
@@ -457,6 +467,54 @@ def test_the_actions_bound_never_exceeds_the_fewest_actions_of_talon_positions()
         recycle_cheaper += (blocked_actions(state, rules.auto_play, rules.draw, can_recycle)
                             < blocked_actions(state, rules.auto_play, rules.draw, False))
     assert checked >= TALON_CASES // 2 and recycle_cheaper >= 3, (checked, recycle_cheaper)
+
+
+PART_RUN_CASES = 16
+
+
+def part_run_case(index: int):
+    """A small random position whose cards in play lie mostly in face-up runs over three or four
+    piles (so that twins lie under runs and on pile tops), with rules without auto-play or
+    foundation->tableau, where the searches move part of a run only to send the card it uncovers
+    up (`movegen.partial_run_needed`)."""
+    rng = random.Random(f"partial-runs-{index}")
+    position = endgame(rng, rng.randint(8, 12), every_suit=False, piles_used=rng.randint(3, 4), stock_share=0.15,
+                       waste_share=0.1, pass_number=1, run_chance=0.95)
+    scoring = rng.choice((None, None, "harmony", "duel"))
+    rules = Ruleset("test", draw=rng.choice((1, 3)), passes=rng.choice((1, 3, None)), scoring=scoring,
+                    seconds_per_action=1 if scoring else None)
+    return position, rules
+
+
+def positions_with_a_run_part_left_out(oracle: Oracle, rules: Ruleset) -> int:
+    """How many positions the oracle reached where the searches leave out a move of part of a run."""
+    with_rule = search_params(rules, prune=False, forced=False, wait=False, runs=True)
+    without = search_params(rules, prune=False, forced=False, wait=False, runs=False)
+    moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+    count = 0
+    for piles, stock, waste, foundations, pass_class, _ in oracle.graph.key_list:
+        position = Position([list(pile) for pile, _ in piles], [down for _, down in piles], list(stock), list(waste),
+                            list(foundations), max(1, pass_class))
+        state = encode(position)
+        count += generate_choices(state, with_rule, moves) < generate_choices(state, without, moves)
+    return count
+
+
+def test_part_of_a_run_moves_only_to_send_up_the_card_it_uncovers_and_the_optimum_stays():
+    """Without auto-play and foundation->tableau, leaving out the moves of part of a run that do
+    not send the uncovered card up keeps the optimum (fewest actions, or the score with the
+    clock), as the exhaustive oracle, which plays every legal move, finds it; in most cases the
+    rule left out moves somewhere (the part-of-a-run cases of HAND_BUILT need the moves it keeps)."""
+    left_out = 0
+    for index in range(PART_RUN_CASES):
+        position, rules = part_run_case(index)
+        oracle = Oracle(Game(DEAL0, rules, position), limit=20_000)
+        answer = oracle.optimum(1.0)
+        result = best(DEAL0, rules, start=position, time_limit=TIME_LIMIT)
+        assert result.optimal and line_value(result.game) == answer.value, (index, to_text(position), rules.describe(),
+                                                                           answer.line, result.line)
+        left_out += positions_with_a_run_part_left_out(oracle, rules) > 0
+    assert left_out >= PART_RUN_CASES * 3 // 4, left_out
 
 
 @pytest.mark.parametrize("root_bound, incumbent, floors", [
