@@ -97,11 +97,10 @@ def _root_search(origin: Game, rules: Ruleset, no_win: bool, state: np.ndarray, 
     # foundation where they provably cost no action (fewest actions, no auto-play, no
     # foundation->tableau: see movegen.forced_move), the rule that only makes a whole pile's
     # move wait (movegen._king_could_fill), which changes no line's actions or score, and,
-    # without auto-play and foundation->tableau, the rule that part of a run moves only to send
-    # the card it uncovers up (movegen.partial_run_needed), which keeps every line's value.
-    plain = not rules.auto_play and not rules.foundation_to_tableau
-    forced = plain and rules.scoring is None
-    params = search_params(rules, prune=False, forced=forced, wait=True, runs=plain)
+    # without auto-play, the rule that part of a run moves only to send the card it uncovers up
+    # (movegen.partial_run_needed), which keeps every line's value.
+    forced = rules.scoring is None and not rules.auto_play and not rules.foundation_to_tableau
+    params = search_params(rules, prune=False, forced=forced, wait=True, runs=not rules.auto_play)
     obj, card_points = objective_params(rules)
     obj[OBJ_NO_WIN] = int(no_win)
     state[:] = encode(origin.position)
