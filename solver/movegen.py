@@ -29,7 +29,7 @@ MAX_MOVES = 256
 
 # Parameters of a search (an int32 array), set from a Ruleset by `solve.search_params`.
 PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_F2T, PARAM_AUTO, PARAM_PRUNE, PARAM_DEAD_ENDS, PARAM_FORCED, PARAM_ORDER, \
-    PARAM_WAIT, PARAM_RUNS = range(10)
+    PARAM_WAIT, PARAM_EXACT = range(10)
 PARAM_SIZE = 10
 
 
@@ -392,6 +392,10 @@ def worth_taking_down(state):
     the talon, and every card of the cluster is one that could take it (a foundation card), a
     card above such a card in its suit, or a base for a card of the cluster, and so on: the
     least set closed under those steps, which holds every card worth taking down now.
+
+    Waiting only reorders a line's actions, and a cluster no card is ever put on can be left out
+    with the actions that bring it back: no line loses cards, points (a card placed again earns
+    nothing) or actions, so the optimal search uses this too (PARAM_EXACT).
     """
     # Aces never come down: an ace in play is only a blocker. A foundation's cards from its
     # second card up are bits 1 to height - 1 of its block.
@@ -536,7 +540,9 @@ def generate_choices(state, params, moves):
     """Fill `moves` with every move of `state` worth trying, best first; returns how many.
     (`generate_moves` without the look for a forced move, for a caller that knows there is none.)
     """
-    prune = params[PARAM_PRUNE]
+    # PARAM_EXACT: the pruning rules that keep every line's value, not only some win (with
+    # auto-play, only the winnability search uses them: see `partial_run_needed`)
+    exact = params[PARAM_EXACT]
     f2t = params[PARAM_F2T]
     auto = params[PARAM_AUTO]
     count = 0
@@ -570,21 +576,21 @@ def generate_choices(state, params, moves):
                 if has_target(tops, card, index == 0):
                     count = _card_targets(state, moves, count, card, pile, index, 0, priority, pile, index == 0)
             else:
-                # Moving only the upper part of a run (PARAM_RUNS): needed only when the card it
-                # uncovers can then go to its foundation (`partial_run_needed`).
+                # Moving only the upper part of a run: needed only when the card it uncovers can
+                # then go to its foundation (`partial_run_needed`).
                 below = state[base + index - 1]
-                if has_target(tops, card, False) and (not params[PARAM_RUNS] or partial_run_needed(state, below)):
+                if has_target(tops, card, False) and (not exact or partial_run_needed(state, below)):
                     count = _card_targets(state, moves, count, card, pile, index, 0, 30 * 64, pile, False)
     count = _talon_moves(state, tops, params, moves, count, pending)
     if f2t:
-        worth = worth_taking_down(state) if prune and not auto else ~np.uint64(0)
+        worth = worth_taking_down(state) if exact and not auto else ~np.uint64(0)
         for suit in range(4):
             height = state[FOUNDATION + suit]
             if height == 0:
                 continue
             card = suit * 13 + height - 1
             value = CARD_VALUE[card]
-            if prune and value == 1:
+            if exact and value == 1:
                 continue  # an ace in the tableau is only ever a blocker
             if not worth & single(card):
                 continue

@@ -18,7 +18,7 @@ from .canon import orders_used
 from .deal import Deal
 from .game import Game, Position
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
-                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_RUNS, PARAM_SIZE, PARAM_WAIT,
+                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_EXACT, PARAM_SIZE, PARAM_WAIT,
                       apply_move)
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch
@@ -69,16 +69,18 @@ def deal_fields(deal: Deal, rules: Ruleset) -> dict:
 
 
 def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = None,
-                  forced: bool | None = None, wait: bool | None = None, runs: bool | None = None) -> np.ndarray:
+                  forced: bool | None = None, wait: bool | None = None, exact: bool | None = None) -> np.ndarray:
     """The int32 parameter array of the numba core for a ruleset.
 
     `prune` switches the pruning rules of the winnability search; `dead_ends` (default: as
     `prune`) the dead-end tests, separately so that tests can check them against lines found
     without them; `forced` (default: as `prune`) the safe moves to the foundation; `wait`
     (default: as `prune`) the rule that a whole pile moves off only when a king could take its
-    place, which only makes a move wait and so keeps every line's actions and score; `runs`
-    (default: as `prune`) the rule that part of a run moves only to send the card it uncovers up
-    (`movegen.partial_run_needed`).
+    place, which only makes a move wait and so keeps every line's actions and score; `exact`
+    (default: as `prune`) the rules that keep every line's value, not only some win, where there
+    is no auto-play: part of a run moves only to send the card it uncovers up
+    (`movegen.partial_run_needed`), a foundation card comes down only if it may be of use
+    (`movegen.worth_taking_down`), an ace never.
     """
     params = np.zeros(PARAM_SIZE, dtype=np.int32)
     params[PARAM_DRAW] = rules.draw
@@ -89,7 +91,7 @@ def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = N
     params[PARAM_DEAD_ENDS] = int(prune if dead_ends is None else dead_ends)
     params[PARAM_FORCED] = int(prune if forced is None else forced)
     params[PARAM_WAIT] = int(prune if wait is None else wait)
-    params[PARAM_RUNS] = int(prune if runs is None else runs)
+    params[PARAM_EXACT] = int(prune if exact is None else exact)
     return params
 
 

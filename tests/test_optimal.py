@@ -491,8 +491,8 @@ def part_run_case(index: int):
 
 def positions_with_a_run_part_left_out(oracle: Oracle, rules: Ruleset) -> int:
     """How many positions the oracle reached where the searches leave out a move of part of a run."""
-    with_rule = search_params(rules, prune=False, forced=False, wait=False, runs=True)
-    without = search_params(rules, prune=False, forced=False, wait=False, runs=False)
+    with_rule = search_params(rules, prune=False, forced=False, wait=False, exact=True)
+    without = search_params(rules, prune=False, forced=False, wait=False, exact=False)
     moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
     count = 0
     for piles, stock, waste, foundations, pass_class, _ in oracle.graph.key_list:
