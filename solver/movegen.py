@@ -59,7 +59,7 @@ def partial_run_needed(state, below):
     """Whether moving the part of a run that lies on `below` (a face-up card) can be needed: only
     to send `below` to its foundation at once (Blake & Gent, Appendix B).
 
-    Without auto-play this keeps every line's cards, points and actions, not only some win. The part of the run can only go onto the twin of `below` (same value and
+    This keeps every line's cards, points and actions, not only some win. The part of the run can only go onto the twin of `below` (same value and
     colour, the other suit): two positions that differ only by which of two twins holds which
     stack of cards are mirror images, where every move has its mirror move (onto, from, or with
     the other twin) with the same source card under it, the same cards turned and the same
@@ -68,10 +68,11 @@ def partial_run_needed(state, below):
     go up while the other holds the stack; there the stack moves over to the other twin, which
     is this move right before the card it uncovers goes up, and the two lines meet. The line
     without the move has at most the same actions and the same events; repeating this removes
-    every such move. (Foundation->tableau changes nothing here: until the lines meet, both twins
-    stay in the tableau, and a card coming down onto one has the other as its mirror. With
-    auto-play, an uncovered twin may go up by itself, after any action, where its mirror stays
-    covered: the searches use the rule only without auto-play.)
+    every such move. Foundation->tableau changes nothing here: until the lines meet, both twins
+    stay in the tableau, and a card coming down onto one has the other as its mirror. Nor does
+    auto-play: the stacks' tops are the same cards in both lines, and a twin goes up by itself
+    only once all four cards one lower are up, the bottom cards of both stacks among them, when
+    the two positions are one.
     """
     return goes_to_foundation(state, below)
 
@@ -540,8 +541,7 @@ def generate_choices(state, params, moves):
     """Fill `moves` with every move of `state` worth trying, best first; returns how many.
     (`generate_moves` without the look for a forced move, for a caller that knows there is none.)
     """
-    # PARAM_EXACT: the pruning rules that keep every line's value, not only some win (with
-    # auto-play, only the winnability search uses them: see `partial_run_needed`)
+    # PARAM_EXACT: the pruning rules that keep every line's value, not only some win
     exact = params[PARAM_EXACT]
     f2t = params[PARAM_F2T]
     auto = params[PARAM_AUTO]

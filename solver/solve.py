@@ -77,10 +77,10 @@ def search_params(rules: Ruleset, prune: bool = True, dead_ends: bool | None = N
     without them; `forced` (default: as `prune`) the safe moves to the foundation; `wait`
     (default: as `prune`) the rule that a whole pile moves off only when a king could take its
     place, which only makes a move wait and so keeps every line's actions and score; `exact`
-    (default: as `prune`) the rules that keep every line's value, not only some win, where there
-    is no auto-play: part of a run moves only to send the card it uncovers up
-    (`movegen.partial_run_needed`), a foundation card comes down only if it may be of use
-    (`movegen.worth_taking_down`), an ace never.
+    (default: as `prune`) the rules that keep every line's value, not only some win: part of a
+    run moves only to send the card it uncovers up (`movegen.partial_run_needed`); without
+    auto-play, a foundation card comes down only if it may be of use (`movegen.worth_taking_down`),
+    an ace never.
     """
     params = np.zeros(PARAM_SIZE, dtype=np.int32)
     params[PARAM_DRAW] = rules.draw
