@@ -17,7 +17,7 @@ import numpy as np
 from .cardsets import ACES, ONE, SUIT_BITS, bases_of, single
 from .jitcache import kernel
 from .state import (BASE_MASK, CARD_RED, CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN,
-                    PILE_SLOTS, PILES, TALON, TALON_LEN, TALON_SLOTS, WASTE_COUNT, MAX_PASS_HASHED)
+                    PILE_SLOTS, PILES, TALON, TALON_LEN, WASTE_COUNT, MAX_PASS_HASHED)
 
 WASTE = 7
 FOUNDATION_PLACE = 8
@@ -59,20 +59,21 @@ def partial_run_needed(state, below):
     """Whether moving the part of a run that lies on `below` (a face-up card) can be needed: only
     to send `below` to its foundation at once (Blake & Gent, Appendix B).
 
-    This keeps every line's cards, points and actions, not only some win. The part of the run can only go onto the twin of `below` (same value and
-    colour, the other suit): two positions that differ only by which of two twins holds which
-    stack of cards are mirror images, where every move has its mirror move (onto, from, or with
-    the other twin) with the same source card under it, the same cards turned and the same
-    foundations, except a twin's own move to its foundation. So a line that starts with the
-    move can be played from before it without it, move for move in mirror, until a twin is to
-    go up while the other holds the stack; there the stack moves over to the other twin, which
-    is this move right before the card it uncovers goes up, and the two lines meet. The line
-    without the move has at most the same actions and the same events; repeating this removes
-    every such move. Foundation->tableau changes nothing here: until the lines meet, both twins
-    stay in the tableau, and a card coming down onto one has the other as its mirror. Nor does
-    auto-play: the stacks' tops are the same cards in both lines, and a twin goes up by itself
-    only once all four cards one lower are up, the bottom cards of both stacks among them, when
-    the two positions are one.
+    This keeps every line's cards, points and actions, not only some win. The part of the run
+    can only go onto the twin of `below` (same value and colour, the other suit). Two positions
+    that differ only in which twin holds which stack of cards are mirror images: every move has
+    its mirror move (onto, from, or with the other twin) with the same source card under it, the
+    same cards turned and the same foundations, except a twin's own move to its foundation. So a
+    line that starts with the move can be played from before it without it, move for move in
+    mirror, until a twin is to go up while the other holds the stack; there the stack moves over
+    to the other twin, which is this move right before the card it uncovers goes up, and the two
+    lines meet. The line without the move has at most the same actions and the same events;
+    repeating this removes every such move (the moves in mirror have the same card under them, so
+    the rule allows each as much as before). Foundation->tableau changes nothing here: until the
+    lines meet, both twins stay in the tableau, and a card coming down onto one has the other as
+    its mirror. Nor does auto-play: the stacks' tops are the same cards in both lines, and a twin
+    goes up by itself only once all four cards one lower are up, the bottom cards of both stacks
+    among them, when the two positions are one.
     """
     return goes_to_foundation(state, below)
 

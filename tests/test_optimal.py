@@ -644,7 +644,7 @@ def test_continuation_of_a_deal_scores_the_whole_game(name, seed, played):
     assert origin.actions == played
     prefix = [action.token for action in origin.line]
     result = best(deal, rules, game=origin, max_nodes=150_000)
-    game = check_result(result, deal, rules, None, prefix)
+    check_result(result, deal, rules, None, prefix)
     if rules.scoring is not None:
         assert replay(deal, rules, prefix + result.line).game.score().total == result.score
         assert result.score >= origin.score().total  # stopping now is always a possible line

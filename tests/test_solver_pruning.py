@@ -17,7 +17,7 @@ from solver.movegen import (FOUNDATION_PLACE, MAX_MOVES, MOVE_FIELDS, MOVE_SOURC
                             _sends_waste_up, apply_move, generate_moves, goes_to_foundation, pile_top)
 from solver.positions import from_text, to_text
 from solver.rules import PRESETS
-from solver.solve import Search, search_params, solve
+from solver.solve import Search, search_params
 from solver.state import (FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, STATE_SIZE, TALON,
                           TALON_LEN, WASTE_COUNT, encode)
 from solver.search import EXHAUSTED, WIN
