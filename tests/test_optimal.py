@@ -492,8 +492,9 @@ def part_run_case(index: int):
     return position, rules
 
 
-def positions_with_a_run_part_left_out(oracle: Oracle, rules: Ruleset) -> int:
-    """How many positions the oracle reached where the searches leave out a move of part of a run."""
+def positions_with_a_move_left_out(oracle: Oracle, rules: Ruleset) -> int:
+    """How many positions the oracle reached where the rules of PARAM_EXACT leave out a move (of part
+    of a run; without auto-play, also of a foundation card brought down)."""
     with_rule = search_params(rules, prune=False, forced=False, wait=False, exact=True)
     without = search_params(rules, prune=False, forced=False, wait=False, exact=False)
     moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
@@ -507,11 +508,12 @@ def positions_with_a_run_part_left_out(oracle: Oracle, rules: Ruleset) -> int:
 
 
 def test_part_of_a_run_moves_only_to_send_up_the_card_it_uncovers_and_the_optimum_stays():
-    """Leaving out the moves of part of a run that do not send the uncovered card up keeps the
-    optimum (fewest actions, or the score with the clock), with or without auto-play and
-    foundation->tableau, as the exhaustive oracle, which plays every legal move, finds it; the rule
-    left out moves in most cases, among them some with each (the part-of-a-run cases of
-    HAND_BUILT need the moves it keeps)."""
+    """Leaving out the moves of part of a run that do not send the uncovered card up (and, without
+    auto-play, the foundation cards `worth_taking_down` rules out) keeps the optimum (fewest
+    actions, or the score with the clock), with or without auto-play and foundation->tableau, as
+    the exhaustive oracle, which plays every legal move, finds it; the rules left out moves in
+    most cases, among them some with each (the part-of-a-run cases of HAND_BUILT need the moves
+    they keep)."""
     left_out = f2t = auto = 0
     for index in PART_RUN_CASES:
         position, rules = part_run_case(index)
@@ -520,7 +522,7 @@ def test_part_of_a_run_moves_only_to_send_up_the_card_it_uncovers_and_the_optimu
         result = best(DEAL0, rules, start=position, time_limit=TIME_LIMIT)
         assert result.optimal and line_value(result.game) == answer.value, (index, to_text(position), rules.describe(),
                                                                            answer.line, result.line)
-        if positions_with_a_run_part_left_out(oracle, rules):
+        if positions_with_a_move_left_out(oracle, rules):
             left_out += 1
             f2t += rules.foundation_to_tableau
             auto += rules.auto_play
