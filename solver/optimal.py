@@ -93,13 +93,13 @@ def line_value(game: Game) -> int:
 def _root_search(origin: Game, rules: Ruleset, no_win: bool, state: np.ndarray, placed: np.ndarray) -> tuple:
     """What the optimal searches share at the root: (params, objective, card points, points,
     actions), with the root's state and placed cards written into `state` and `placed`."""
-    # Pruning rules keep some win, not the best line; kept are only the safe moves to the
-    # foundation where they provably cost no action (fewest actions, no auto-play, no
-    # foundation->tableau: see movegen.forced_move), the rule that only makes a whole pile's
-    # move wait (movegen._king_could_fill), which changes no line's actions or score, and the
-    # rules that keep every line's value (PARAM_EXACT: part of a run moves only to send the card
-    # it uncovers up, movegen.partial_run_needed; without auto-play, a foundation card comes down
-    # only if it may be of use, movegen.worth_taking_down).
+    # Most of the winnability search's pruning rules keep some win, not the best line; kept are
+    # only the safe moves to the foundation where they provably cost no action (fewest actions,
+    # no auto-play, no foundation->tableau: see movegen.forced_move), the rule that only makes a
+    # whole pile's move wait (movegen._king_could_fill), which changes no line's actions or
+    # score, and the rules that keep every line's value (PARAM_EXACT: part of a run moves only to
+    # send the card it uncovers up, movegen.partial_run_needed; without auto-play, a foundation
+    # card comes down only if it may be of use, movegen.worth_taking_down).
     forced = rules.scoring is None and not rules.auto_play and not rules.foundation_to_tableau
     params = search_params(rules, prune=False, forced=forced, wait=True, exact=True)
     obj, card_points = objective_params(rules)

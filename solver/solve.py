@@ -17,8 +17,8 @@ from . import line as line_module
 from .canon import orders_used
 from .deal import Deal
 from .game import Game, Position
-from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_F2T,
-                      PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_EXACT, PARAM_SIZE, PARAM_WAIT,
+from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_EXACT,
+                      PARAM_F2T, PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, PARAM_WAIT,
                       apply_move)
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch

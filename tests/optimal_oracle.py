@@ -116,6 +116,14 @@ def node_key(position: Position, pass_class: int, placed_in_play: frozenset) -> 
         placed_in_play
 
 
+def node_position(key: tuple) -> Position:
+    """A position of a node (`node_key` read back; the piles in their sorted order, the pass
+    number its pass class, at least 1)."""
+    piles, stock, waste, foundations, pass_class, _ = key
+    return Position([list(pile) for pile, _ in piles], [down for _, down in piles], list(stock), list(waste),
+                    list(foundations), max(1, pass_class))
+
+
 class _Model:
     """The rules as the oracle sees them: node keys and the points of each action."""
 

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from helpers import DEAL0, build, in_play_cards, lay_cards
-from optimal_oracle import Oracle
+from optimal_oracle import Oracle, node_position
 from solver.benchmark import BENCH_RULESETS
 from solver.cards import parse_card
 from solver.deal import Deal
@@ -499,10 +499,8 @@ def positions_with_a_move_left_out(oracle: Oracle, rules: Ruleset) -> int:
     without = search_params(rules, prune=False, forced=False, wait=False, exact=False)
     moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
     count = 0
-    for piles, stock, waste, foundations, pass_class, _ in oracle.graph.key_list:
-        position = Position([list(pile) for pile, _ in piles], [down for _, down in piles], list(stock), list(waste),
-                            list(foundations), max(1, pass_class))
-        state = encode(position)
+    for key in oracle.graph.key_list:
+        state = encode(node_position(key))
         count += generate_choices(state, with_rule, moves) < generate_choices(state, without, moves)
     return count
 
