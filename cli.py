@@ -16,8 +16,10 @@ import click
 from solver import positions
 from solver.errors import KlondikeError
 from solver.game import replay
+from solver.optimal import BEST_MEMORY_MB
 from solver.options import DEAL_SOURCES, build_ruleset, load_deal, load_line
 from solver.rules import PRESETS
+from solver.solve import DEFAULT_MEMORY_MB
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 4
@@ -93,21 +95,24 @@ def deal_options(func):
     return func
 
 
-def search_options(func):
-    """The budget and output options of the searching commands (solve, best)."""
-    options = [
-        click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
-                     help="Node budget (default: none)."),
-        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
-                     metavar="S", help="Time budget in seconds."),
-        click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=512, show_default=True,
-                     metavar="MB", help="Memory for the transposition table and the search stack."),
-        click.option("--show", is_flag=True, help="Also print the board before and after the line."),
-        click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+def search_options(memory_mb: int, memory_help: str):
+    """The budget and output options of the searching commands (solve, best), with their default
+    memory and what it holds."""
+    def decorate(func):
+        options = [
+            click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+                         help="Node budget (default: none)."),
+            click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0,
+                         show_default=True, metavar="S", help="Time budget in seconds."),
+            click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=memory_mb, show_default=True,
+                         metavar="MB", help=memory_help),
+            click.option("--show", is_flag=True, help="Also print the board before and after the line."),
+            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
+        ]
+        for option in reversed(options):
+            func = option(func)
+        return func
+    return decorate
 
 
 def make_rules(kw: dict):
@@ -249,7 +254,7 @@ def run_search(search, label: str, kw: dict, max_nodes, time_limit, memory_mb):
 @main.command()
 @deal_options
 @rules_options
-@search_options
+@search_options(DEFAULT_MEMORY_MB, "Memory for the transposition table and the search stack.")
 @friendly_errors
 def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     """Is this deal winnable? Prints the verdict and, for a win, a line to play it.
@@ -293,7 +298,8 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
 @main.command()
 @deal_options
 @rules_options
-@search_options
+@search_options(BEST_MEMORY_MB, "Memory for the searches: their transposition tables, and the positions the "
+                                "best-first search keeps (about 50 bytes each).")
 @friendly_errors
 def best(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     """The best line: the highest score (harmony, duel), or the win in the fewest actions.

@@ -43,7 +43,7 @@ from solver.deal import Deal
 from solver.errors import KlondikeError
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import replay
-from solver.optimal import best
+from solver.optimal import BEST_MEMORY_MB, best
 from solver.rules import PRESETS, Ruleset
 
 PEER_RULES = ("ksolve-draw1", "ksolve-draw3")
@@ -299,7 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-200"),
                         help="seed range A-B (inclusive), or several separated by commas (default 1-200)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per deal for best (default 60)")
-    parser.add_argument("--memory", type=int, default=512, help="MB for best per deal (default 512)")
+    parser.add_argument("--memory", type=int, default=BEST_MEMORY_MB,
+                        help=f"MB for best per deal (default {BEST_MEMORY_MB}, best's own)")
     parser.add_argument("--rules", type=parse_rule_names,
                         default=parse_rule_names("classic,classic-draw3,harmony,duel"),
                         help=f"comma-separated rulesets among {', '.join(BENCH_RULESETS)}"

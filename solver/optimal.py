@@ -32,11 +32,15 @@ from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
 from .search import CTX_DEPTH, EXHAUSTED, RUNNING
-from .solve import DEFAULT_MEMORY_MB, Search, compile_once, deal_fields, search_params, solve
+from .solve import Search, compile_once, deal_fields, search_params, solve
 from .state import STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored
 
 INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budgets
+# `best` takes more memory than `solve` by default: the best-first search keeps every open
+# position (about 50 bytes each, `BestFirst`), and its proofs are memory-bound at 512 MB. At
+# 2 GB it fills no more than that in a minute of search (duel seed 34: 13 M nodes in 60 s).
+BEST_MEMORY_MB = 2048
 
 
 @dataclass
@@ -149,7 +153,7 @@ class BranchAndBound(OptimalSearch):
     context_size = B_CTX_SIZE
 
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
-                 memory_mb: int = DEFAULT_MEMORY_MB):
+                 memory_mb: int = BEST_MEMORY_MB):
         super().__init__(memory_mb)
         root = _root_search(origin, rules, no_win, self.stack["states"][0], self.stack["placed"][0])
         self.params, self.obj, self.card_points, self.stack["points"][0], self.stack["actions"][0] = root
@@ -232,7 +236,7 @@ class BestFirst(OptimalSearch):
     }
 
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
-                 memory_mb: int = DEFAULT_MEMORY_MB):
+                 memory_mb: int = BEST_MEMORY_MB):
         super().__init__(memory_mb * TABLE_BUDGET)
         node_bytes = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in self.node_layout.values())
         stack_bytes = min(self.max_stack_bytes, STACK_RESERVE * self._level_bytes())
@@ -279,7 +283,7 @@ class BestFirst(OptimalSearch):
             self.compactions += 1
             if left <= capacity * ROOM_KEPT or self.open_nodes == 0:
                 break
-            # the lower half by heap key: by bound, and among equal bounds the shallower nodes
+            # the lower half by heap key: by bound, and among equal bounds the nodes stored first
             drop_key = int(np.median(nd["heap_keys"][:self.open_nodes]))
         return self.stored_nodes + 4 * MAX_MOVES < capacity and self.open_nodes > 0
 
@@ -333,7 +337,7 @@ class BestFirst(OptimalSearch):
 
 
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
-         memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, game: Game | None = None,
+         memory_mb: int = BEST_MEMORY_MB, start: Position | None = None, game: Game | None = None,
          progress=None, best_first: bool = True) -> BestResult:
     """The best line for the deal under `rules`, with its proven bound.
 

@@ -49,13 +49,14 @@ def test_the_heap_gives_nodes_back_highest_key_first():
     assert popped, "nothing was popped: the test looked at nothing"
 
 
-@pytest.mark.parametrize("bound, actions", [(0, 0), (999_880, 120), (-400, 3), (-(1 << 40), 7), (12, 10_000)])
-def test_a_heap_key_orders_by_bound_then_actions_and_gives_the_bound_back(bound, actions):
-    key = heap_key(bound, actions)
+@pytest.mark.parametrize("bound, node", [(0, 0), (999_880, 120), (-400, 3), (-(1 << 30), 7), (12, (1 << 31) - 1)])
+def test_a_heap_key_orders_by_bound_then_the_node_stored_last_and_gives_the_bound_back(bound, node):
+    key = heap_key(bound, node)
     assert key_bound(key) == bound
-    assert heap_key(bound + 1, 0) > key  # a higher bound first, whatever the actions
-    if actions < 4000:
-        assert heap_key(bound, actions + 1) > key  # then the deeper node
+    assert heap_key(bound + 1, 0) > key  # a higher bound first, whatever the node
+    assert heap_key(bound - 1, (1 << 31) - 1) < key
+    if node > 0:
+        assert heap_key(bound, node - 1) < key  # then the node stored last
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -81,7 +82,7 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
     bounds = {node: rng.randint(-50, 50) for node in open_nodes}
     size = 0
     for node in open_nodes:
-        size = heap_push(heap_keys, heap_nodes, size, heap_key(bounds[node], int(depth[node])), node)
+        size = heap_push(heap_keys, heap_nodes, size, heap_key(bounds[node], node), node)
     ctx[F_HEAP_SIZE] = size
     drop_key = heap_key(0, 5)
 
@@ -93,7 +94,7 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
         return moves
 
     before = {node: line(move, parent, node) for node in open_nodes + [int(ctx[F_BEST_NODE])]}
-    kept = [node for node in open_nodes if heap_key(bounds[node], int(depth[node])) > drop_key]
+    kept = [node for node in open_nodes if heap_key(bounds[node], node) > drop_key]
     dropped = [bounds[node] for node in open_nodes if node not in kept]
     best_before = int(ctx[F_BEST_NODE])
     left = compact(parent, move, actions, points, depth, key, tight, remap, heap_keys, heap_nodes,
@@ -112,6 +113,7 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
         node = int(heap_nodes[slot])
         assert line(move, parent, node) == before[int(move[node, 0])]
         assert slot == 0 or heap_keys[(slot - 1) // 2] >= heap_keys[slot]  # still a heap
+        assert heap_keys[slot] == heap_key(bounds[int(move[node, 0])], node)  # keyed by its new number
     assert line(move, parent, int(ctx[F_BEST_NODE])) == before[best_before]
 
 
