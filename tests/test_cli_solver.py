@@ -8,7 +8,9 @@ from click.testing import CliRunner
 from cli import main
 from solver.deal import Deal
 from solver.game import replay
+from solver.optimal import BEST_MEMORY_MB
 from solver.rules import PRESETS
+from solver.solve import DEFAULT_MEMORY_MB
 
 
 def run(*args):
@@ -78,6 +80,22 @@ def test_best_json_fields_and_engine_score():
     assert game.score().total == data["score"] == data["breakdown"]["total"]
     assert data["bound"] >= data["score"]
     assert (result.exit_code == 0) == data["optimal"]
+
+
+@pytest.mark.parametrize("command, function, default", [("best", "solver.optimal.best", BEST_MEMORY_MB),
+                                                         ("solve", "solver.solve.solve", DEFAULT_MEMORY_MB)])
+def test_each_search_gets_its_own_default_memory_or_the_one_asked_for(monkeypatch, command, function, default):
+    asked = []
+
+    def spy(*args, memory_mb, **kw):
+        asked.append(memory_mb)
+        raise KeyboardInterrupt  # stop there: only the budget handed on matters
+
+    monkeypatch.setattr(function, spy)
+    run(command, 3)
+    run(command, 3, "--memory", 100)
+    assert asked == [default, 100]
+    assert BEST_MEMORY_MB > DEFAULT_MEMORY_MB  # best keeps every open position (README: 2 GB)
 
 
 def test_best_without_scoring_reports_no_score():
