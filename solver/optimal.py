@@ -38,8 +38,9 @@ from .tt import flush_scored, rehash_scored
 
 INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budgets
 # `best` takes more memory than `solve` by default: the best-first search keeps every open
-# position (about 50 bytes each, `BestFirst`), and its proofs are memory-bound at 512 MB. At
-# 2 GB it fills no more than that in a minute of search (duel seed 34: 13 M nodes in 60 s).
+# position (about 50 bytes each, `BestFirst`), and at 512 MB its proofs on `duel` were
+# memory-bound. At 2 GB it made no room within a minute on the deals measured (`duel` seed 34:
+# 13 M nodes stored in 60 s).
 BEST_MEMORY_MB = 2048
 
 

@@ -4,6 +4,10 @@ A kernel works on arrays it is handed (a stack with one row per depth, a transpo
 a context array) for a node budget, then returns a status. `ChunkedSearch` owns those arrays:
 it grows the stack and the table within the memory budget (or, at its largest, makes room in
 it: `_free_room`), and runs the kernel until it finishes or a node or time budget runs out.
+
+Growing the table is one step that no time check interrupts, and it can be slow where fresh memory
+is (the README's "Memory on this machine": 7 s for 16 M to 32 M entries), so a growth that would end
+past the time limit, judged by the last one's speed, is not started: the table makes room instead.
 """
 
 from __future__ import annotations
@@ -57,7 +61,9 @@ class ChunkedSearch:
         self.ctx[CTX_DEPTH] = -1
         self._set_limits()
         self.status = RUNNING
-        self.table_purges = 0  # times the table was full at its largest
+        self.table_purges = 0  # times the table was full at its largest, or could not grow in time
+        self.deadline: float | None = None  # when the time budget of `run_within` ends (perf_counter)
+        self.growth_seconds_per_entry = 0.0  # the last growth of the table, per entry of the new one
 
     @classmethod
     @functools.cache
@@ -134,10 +140,12 @@ class ChunkedSearch:
             self.status = self._kernel(target - self.nodes)
             if self.status == TABLE_FULL:
                 size = self.table_entries
-                if size * 2 <= self.max_table_entries:
+                if size * 2 <= self.max_table_entries and self._growth_fits(size * 2):
+                    started = time.perf_counter()
                     bigger = self._new_table(size * 2)
                     self.ctx[CTX_TABLE_COUNT] = self._rehash(self.table, bigger)
                     self.table = bigger
+                    self.growth_seconds_per_entry = (time.perf_counter() - started) / (size * 2)
                 else:
                     self.ctx[CTX_TABLE_COUNT] = self._free_room(int(self.ctx[CTX_DEPTH]))
                     self.table_purges += 1
@@ -149,6 +157,13 @@ class ChunkedSearch:
                 return self.status
         return RUNNING
 
+    def _growth_fits(self, entries: int) -> bool:
+        """True if growing the table to `entries` should end before the deadline, at the last
+        growth's speed (the first, from a small table, is always tried)."""
+        if self.deadline is None:
+            return True
+        return time.perf_counter() + self.growth_seconds_per_entry * entries <= self.deadline
+
     def run_within(self, began: float, nodes_before: int, max_nodes: int | None, time_limit: float | None,
                    progress=None, slice_nodes: int | None = None) -> str | None:
         """Run to the end or to a budget (nodes counted from `nodes_before`, time from `began`).
@@ -157,6 +172,7 @@ class ChunkedSearch:
         `slice_nodes` more nodes are searched, or None when finished.
         """
         slice_end = None if slice_nodes is None else self.nodes + slice_nodes
+        self.deadline = None if time_limit is None else began + time_limit
         while True:
             chunk = CHUNK_NODES
             if slice_end is not None:
