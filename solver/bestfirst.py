@@ -60,7 +60,7 @@ def heap_key(bound, node):
     search goes on depth-first within a bound, a node's state is a move away from the states kept
     (`rebuild`), and a line is reached early. (The deepest first, by actions, rebuilt four times
     as many states and ran a third slower on `duel`; on the fewest-actions rules without auto-play
-    it took 15-20% fewer positions and 3-7% less time: README, "Measured figures".)"""
+    it took 15-20% fewer positions and 2-10% less time: README, "Measured figures".)"""
     return (bound << NODE_BITS) | node
 
 
