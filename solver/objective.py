@@ -153,29 +153,107 @@ def blocked_actions(state, auto, draw, can_recycle):
 
 @kernel
 def waste_blocked_actions(state, auto, draw, can_recycle):
-    """Actions that getting the blocked waste cards out of the waste takes at least (admissible).
+    """Actions that getting the blocked talon cards out of the waste takes at least (admissible).
 
     A blocked waste card (above a card it cannot go up before) leaves the waste by an action of
-    its own, unless a recycle takes it back to the stock first. A recycle that finds the bottom
-    k cards of today's waste still there costs itself and at least ceil(k / draw) draws to bring
-    them out again (the stock's draws are counted apart: they come before it), and every blocked
-    card above those k left before it, by an action. So the waste costs the least, over k, of
-    those; with no recycle left, one action per blocked card.
+    its own, unless a recycle takes it back to the stock first; so does one card of each pair of
+    `talon_pairs`, whose two cards are otherwise both in the waste at the recycle.
+
+    A recycle that finds the bottom k cards of today's waste still there (cards leave the waste
+    from the top only) costs itself, an action for every blocked card and every pair's waste card
+    above those k (they left before it) and the draws that bring the cards still there out
+    again: at least the k and each pair's stock card or cards not taken out by an action, `draw`
+    a draw (the stock's first draws are counted apart: they come before it). So the waste costs
+    the least, over k, of those; with no recycle left, one action per blocked card and per pair.
     """
-    blocked = 0
-    cheapest_recycle = 0  # the least, over k, of the recycle's cost less the blocked cards among the k
+    blocked_cards = 0  # bit i: waste card i is blocked
     lowest_below, lowest_of_suit = 14, 0xEEEE
     for index in range(state[WASTE_COUNT]):
         if _blocked(state[TALON + index], lowest_below, lowest_of_suit, auto):
-            blocked += 1
+            blocked_cards |= 1 << index
         lowest_below, lowest_of_suit = _lower_below(state[TALON + index], lowest_below, lowest_of_suit)
-        recycled = index + 1
-        cost = 1 + (recycled + draw - 1) // draw - blocked
-        if cost < cheapest_recycle:
-            cheapest_recycle = cost
+    stock_pairs, paired_waste_cards = talon_pairs(state, auto, draw, blocked_cards)
+    blocked_total, waste_pairs = _bit_count(blocked_cards), _bit_count(paired_waste_cards)
+    cheapest = blocked_total + stock_pairs + waste_pairs
     if not can_recycle:
-        return blocked
-    return blocked + cheapest_recycle
+        return cheapest
+    blocked = waste_pairs_kept = 0  # among the bottom `kept` waste cards
+    for kept in range(state[WASTE_COUNT] + 1):
+        if kept > 0:
+            blocked += (blocked_cards >> (kept - 1)) & 1
+            waste_pairs_kept += (paired_waste_cards >> (kept - 1)) & 1
+        # Taking a pair's card out by an action saves drawing its one or two stock cards again:
+        # with one card a draw, all pairs are best taken out so; with more, none (each pair
+        # taken out adds at most as much as it saves), so one end or the other is the least.
+        taken_out = stock_pairs + waste_pairs_kept + (kept + draw - 1) // draw
+        drawn_again = (kept + 2 * stock_pairs + waste_pairs_kept + draw - 1) // draw
+        cost = blocked_total - blocked + waste_pairs - waste_pairs_kept + 1 + min(taken_out, drawn_again)
+        if cost < cheapest:
+            cheapest = cost
+    return cheapest
+
+
+@kernel
+def _bit_count(word):
+    """The number of bits set in a non-negative int64."""
+    count = 0
+    while word != 0:
+        word &= word - 1
+        count += 1
+    return count
+
+
+@kernel
+def _waits_for(card, lower, auto):
+    """Whether `card` cannot go up before `lower` (with auto-play, by itself: any lower value)."""
+    if auto:
+        return CARD_VALUE[lower] < CARD_VALUE[card]
+    return CARD_SUIT[lower] == CARD_SUIT[card] and CARD_VALUE[lower] < CARD_VALUE[card]
+
+
+@kernel
+def talon_pairs(state, auto, draw, blocked_waste_cards):
+    """Disjoint pairs of talon cards of which one must leave the waste by an action this pass, or
+    both are still in the waste at the next recycle: (the number of pairs of two stock cards, the
+    waste cards paired with a stock card, as bits by waste position).
+
+    A pair is a stock card `upper` and a card `lower` it waits for, drawn before it (or in the
+    waste), where `lower` can leave the waste only by an action before `upper` lies on it: both
+    come out of the same draw, or `lower` waits for a card drawn no earlier than `upper`. Then
+    `upper` lies on `lower` (the waste is a stack) and can leave only by an action, or stays,
+    `lower` under it, until the recycle. The draws of this pass are fixed: the stock leaves only
+    by draws, `draw` cards each from its top. A blocked waste card (`blocked_waste_cards`) is in
+    no pair: it is counted on its own. The pairs are found greedily from the last stock card
+    back (any disjoint set of them gives a bound).
+    """
+    first = state[WASTE_COUNT]
+    paired_stock = 0  # bit i: the stock card first + i is in a pair
+    paired_waste = 0
+    stock_pairs = 0
+    lowest_after, lowest_of_suit_after = 14, 0xEEEE  # of the cards drawn after `upper`
+    for upper in range(state[TALON_LEN] - 1, first - 1, -1):
+        upper_card = state[TALON + upper]
+        if not (paired_stock >> (upper - first)) & 1:
+            for lower in range(upper - 1, first - 1, -1):
+                lower_card = state[TALON + lower]
+                if (paired_stock >> (lower - first)) & 1 or not _waits_for(upper_card, lower_card, auto):
+                    continue
+                if (lower - first) // draw == (upper - first) // draw or \
+                        _blocked(lower_card, lowest_after, lowest_of_suit_after, auto):
+                    paired_stock |= (1 << (lower - first)) | (1 << (upper - first))
+                    stock_pairs += 1
+                    break
+        if not (paired_stock >> (upper - first)) & 1:
+            for lower in range(first - 1, -1, -1):
+                lower_card = state[TALON + lower]
+                if ((blocked_waste_cards | paired_waste) >> lower) & 1 or not _waits_for(upper_card, lower_card, auto):
+                    continue
+                if _blocked(lower_card, lowest_after, lowest_of_suit_after, auto):
+                    paired_waste |= 1 << lower
+                    paired_stock |= 1 << (upper - first)
+                    break
+        lowest_after, lowest_of_suit_after = _lower_below(upper_card, lowest_after, lowest_of_suit_after)
+    return stock_pairs, paired_waste
 
 
 @kernel
@@ -183,8 +261,9 @@ def actions_lower_bound(obj, state):
     """Fewest actions that can still win from here (admissible).
 
     Every stock card has to be drawn, `draw` at a time; without auto-play every card not yet
-    up needs one action of its own to go up; and the blocked cards of the tableau need actions
-    to leave their piles (`blocked_actions`).
+    up needs one action of its own to go up; the blocked cards of the tableau need actions to
+    leave their piles, and the blocked and paired cards of the talon to leave the waste
+    (`blocked_actions`).
     """
     stock = state[TALON_LEN] - state[WASTE_COUNT]
     draw = obj[OBJ_DRAW]

@@ -34,7 +34,7 @@ from solver.game import Game, Position, replay
 from solver.movegen import MAX_MOVES, MOVE_FIELDS, generate_choices
 from solver.bnb import position_bound
 from solver.deadends import ALL_CARDS, relaxed_game, relaxed_unwinnable
-from solver.objective import (CARD_WEIGHT, NEVER, actions_lower_bound, blocked_actions, no_win_bound,
+from solver.objective import (CARD_WEIGHT, NEVER, actions_lower_bound, blocked_actions, no_win_bound, talon_pairs,
                               objective_params, upper_bound)
 from solver.optimal import aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
@@ -437,6 +437,37 @@ def test_blocked_cards_by_hand(position, auto, draw, can_recycle, expected):
     assert blocked_actions(encode(position), auto, draw, can_recycle) == expected
 
 
+def talon_position(stock: str, waste: str = "") -> Position:
+    """A position of only these talon cards (the stock's next card first, the waste's bottom
+    first): the count looks at nothing else."""
+    return Position([[] for _ in range(7)], [0] * 7, [parse_card(c) for c in stock.split()],
+                    [parse_card(c) for c in waste.split()], [0, 0, 0, 0], 1)
+
+
+THREE_BY_THREE = "2c 5d 9h 2d 5c 9s 2h 5s 9c 2s 5h 9d 3c 6d Th 3d 6c Ts"
+
+
+@pytest.mark.parametrize("stock, waste, auto, draw, pairs, waste_pairs, expected", [
+    # The 9c lies on the 5h, which waits for the 2d drawn after the 9c: one of the two leaves by a move.
+    ("5h 9c 2d", "", True, 1, 1, 0, 1),
+    ("5h 9c Kd", "", True, 1, 0, 0, 0),  # the 5h goes up before the 9c comes out
+    ("5h 9c Kd", "", True, 3, 1, 0, 1),  # ... unless they come out of one draw (the Kd on the 9c)
+    ("5h 9c 2d", "", False, 1, 0, 0, 0),  # without auto-play, the 9c waits for no heart
+    ("5h 9h 2h", "", False, 1, 1, 0, 1),
+    ("8d 2c", "4s", True, 1, 0, 1, 1),  # the 8d lies on the waste's 4s, which waits for the 2c
+    ("8d Kc", "4s", True, 1, 0, 0, 0),
+    # Six draws of three, each with a pair: a recycle and four draws cost less than six moves.
+    (THREE_BY_THREE, "", True, 3, 6, 0, 5),
+    # One at a time, five pairs have a later card that the lower card waits for (the Ts, none).
+    (THREE_BY_THREE, "", True, 1, 5, 0, 5),
+])
+def test_talon_pairs_by_hand(stock, waste, auto, draw, pairs, waste_pairs, expected):
+    state = encode(talon_position(stock, waste))
+    stock_pairs, paired_waste = talon_pairs(state, auto, draw, 0)
+    assert (stock_pairs, bin(paired_waste).count("1")) == (pairs, waste_pairs)
+    assert blocked_actions(state, auto, draw, True) == expected
+
+
 TALON_CASES = 80
 
 
@@ -469,6 +500,40 @@ def test_the_actions_bound_never_exceeds_the_fewest_actions_of_talon_positions()
         recycle_cheaper += (blocked_actions(state, rules.auto_play, rules.draw, can_recycle)
                             < blocked_actions(state, rules.auto_play, rules.draw, False))
     assert checked >= TALON_CASES // 2 and recycle_cheaper >= 3, (checked, recycle_cheaper)
+
+
+def stock_case(index: int):
+    """A small random position with most cards in the stock (where the talon pairs lie)."""
+    rng = random.Random(f"stock-bound-{index}")
+    position = endgame(rng, rng.randint(7, 10), every_suit=False, piles_used=1, stock_share=0.65,
+                       waste_share=0.25, pass_number=1, run_chance=0.3)
+    rules = Ruleset("test", draw=rng.choice((1, 3)), passes=rng.choice((1, 2, None)),
+                    auto_play=rng.random() < 0.6, scoring=None, seconds_per_action=None)
+    return position, rules
+
+
+def test_the_actions_bound_with_talon_pairs_never_exceeds_the_fewest_actions():
+    """On small positions where most cards wait in the stock, `actions_lower_bound`, which counts
+    the talon pairs, is at most the fewest actions of a win the exhaustive oracle finds; many of
+    them hold pairs, of stock cards and of a waste card with a stock card, with and without
+    auto-play."""
+    checked = with_stock_pairs = with_waste_pairs = without_auto = 0
+    for index in range(TALON_CASES):
+        position, rules = stock_case(index)
+        oracle = Oracle(Game(DEAL0, rules, position), limit=20_000, until_first_win=True)
+        if not oracle.win_found:
+            continue
+        fewest = WON_BASE - oracle.optimum(1.0).value
+        obj, _ = objective_params(rules)
+        state = encode(position)
+        assert actions_lower_bound(obj, state) <= fewest, (index, to_text(position), rules)
+        checked += 1
+        stock_pairs, paired_waste = talon_pairs(state, rules.auto_play, rules.draw, 0)
+        with_stock_pairs += stock_pairs > 0
+        with_waste_pairs += paired_waste != 0
+        without_auto += (stock_pairs > 0 or paired_waste != 0) and not rules.auto_play
+    assert checked >= TALON_CASES // 2 and with_stock_pairs >= 10 and with_waste_pairs >= 3 and without_auto >= 3, \
+        (checked, with_stock_pairs, with_waste_pairs, without_auto)
 
 
 # Cases 0..23 of the stream but those whose enumeration passes 20,000 positions (15, 19) or
