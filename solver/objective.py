@@ -26,6 +26,7 @@ FEWEST, SCORED = 0, 1
 WON_BASE = 1_000_000
 CARD_WEIGHT = 1000
 NEVER = -(1 << 40)  # the value of a line that cannot be (past the time limit)
+UNLIMITED_RECYCLES = 1 << 20  # the recycles left when the passes are unlimited
 
 OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_MS_PER_ACTION, OBJ_LIMIT_MS, \
     OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN, OBJ_PASS_LIMIT = range(13)
@@ -115,7 +116,7 @@ def _lower_below(card, lowest_below, lowest_of_suit):
 
 
 @kernel
-def blocked_actions(state, auto, draw, can_recycle):
+def blocked_actions(state, auto, draw, recycles_left):
     """Actions that getting blocked cards out of the tableau and the waste takes at least (admissible).
 
     A card lying above a card it cannot go up before (without auto-play: a lower card of its
@@ -148,11 +149,11 @@ def blocked_actions(state, auto, draw, can_recycle):
             if _blocked(state[base + index], lowest_below, lowest_of_suit, auto):
                 total += 1
                 break
-    return total + waste_blocked_actions(state, auto, draw, can_recycle)
+    return total + waste_blocked_actions(state, auto, draw, recycles_left)
 
 
 @kernel
-def waste_blocked_actions(state, auto, draw, can_recycle):
+def waste_blocked_actions(state, auto, draw, recycles_left):
     """Actions that getting the blocked talon cards out of the waste takes at least (admissible).
 
     A blocked waste card (above a card it cannot go up before) leaves the waste by an action of
@@ -163,8 +164,11 @@ def waste_blocked_actions(state, auto, draw, can_recycle):
     from the top only) costs itself, an action for every blocked card and every pair's waste card
     above those k (they left before it) and the draws that bring the cards still there out
     again: at least the k and each pair's stock card or cards not taken out by an action, `draw`
-    a draw (the stock's first draws are counted apart: they come before it). So the waste costs
-    the least, over k, of those; with no recycle left, one action per blocked card and per pair.
+    a draw (the stock's first draws are counted apart: they come before it). The k cards then
+    start the next pass's stock, in order: two of them drawn together, the upper waiting for the
+    lower, are a pair of that pass, which costs an action or both wait for a second recycle
+    (`_pass_pairs_cost`). So the waste costs the least, over k, of those; with no recycle left,
+    one action per blocked card and per pair.
     """
     blocked_cards = 0  # bit i: waste card i is blocked
     lowest_below, lowest_of_suit = 14, 0xEEEE
@@ -175,22 +179,42 @@ def waste_blocked_actions(state, auto, draw, can_recycle):
     stock_pairs, paired_waste_cards = talon_pairs(state, auto, draw, blocked_cards)
     blocked_total, waste_pairs = _bit_count(blocked_cards), _bit_count(paired_waste_cards)
     cheapest = blocked_total + stock_pairs + waste_pairs
-    if not can_recycle:
+    if recycles_left <= 0:
         return cheapest
     blocked = waste_pairs_kept = 0  # among the bottom `kept` waste cards
+    next_pairs = 0  # pairs of the next pass among the bottom `kept` (one a draw at most)
+    draw_paired = False  # whether the draw of the card at `kept - 1` in the next pass holds a pair
     for kept in range(state[WASTE_COUNT] + 1):
         if kept > 0:
-            blocked += (blocked_cards >> (kept - 1)) & 1
-            waste_pairs_kept += (paired_waste_cards >> (kept - 1)) & 1
+            position = kept - 1
+            blocked += (blocked_cards >> position) & 1
+            waste_pairs_kept += (paired_waste_cards >> position) & 1
+            if position % draw == 0:
+                draw_paired = False
+            card = state[TALON + position]
+            for earlier in range(position - position % draw, position):
+                if not draw_paired and _waits_for(card, state[TALON + earlier], auto):
+                    draw_paired = True
+                    next_pairs += 1
         # Taking a pair's card out by an action saves drawing its one or two stock cards again:
         # with one card a draw, all pairs are best taken out so; with more, none (each pair
         # taken out adds at most as much as it saves), so one end or the other is the least.
         taken_out = stock_pairs + waste_pairs_kept + (kept + draw - 1) // draw
         drawn_again = (kept + 2 * stock_pairs + waste_pairs_kept + draw - 1) // draw
-        cost = blocked_total - blocked + waste_pairs - waste_pairs_kept + 1 + min(taken_out, drawn_again)
+        cost = blocked_total - blocked + waste_pairs - waste_pairs_kept + 1 + min(taken_out, drawn_again) + \
+            _pass_pairs_cost(next_pairs, draw, recycles_left - 1)
         if cost < cheapest:
             cheapest = cost
     return cheapest
+
+
+@kernel
+def _pass_pairs_cost(pairs, draw, recycles_left):
+    """The least a pass's `pairs` (and no blocked waste card) cost: an action each, or, if a recycle
+    is left, the recycle and the draws that bring both cards of each pair not broken up out again."""
+    if recycles_left <= 0:
+        return pairs
+    return min(pairs, 1 + min(pairs, (2 * pairs + draw - 1) // draw))
 
 
 @kernel
@@ -267,8 +291,8 @@ def actions_lower_bound(obj, state):
     """
     stock = state[TALON_LEN] - state[WASTE_COUNT]
     draw = obj[OBJ_DRAW]
-    can_recycle = obj[OBJ_PASS_LIMIT] == 0 or state[PASS] < obj[OBJ_PASS_LIMIT]
-    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO], draw, can_recycle)
+    recycles_left = UNLIMITED_RECYCLES if obj[OBJ_PASS_LIMIT] == 0 else obj[OBJ_PASS_LIMIT] - state[PASS]
+    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO], draw, recycles_left)
     if not obj[OBJ_AUTO]:
         bound += 52 - foundation_total(state)
     return bound
