@@ -191,11 +191,12 @@ def waste_blocked_actions(state, auto, draw, recycles_left):
             waste_pairs_kept += (paired_waste_cards >> position) & 1
             if position % draw == 0:
                 draw_paired = False
-            card = state[TALON + position]
-            for earlier in range(position - position % draw, position):
-                if not draw_paired and _waits_for(card, state[TALON + earlier], auto):
-                    draw_paired = True
-                    next_pairs += 1
+            if not draw_paired:
+                for earlier in range(position - position % draw, position):
+                    if _waits_for(state[TALON + position], state[TALON + earlier], auto):
+                        draw_paired = True
+                        next_pairs += 1
+                        break
         # Taking a pair's card out by an action saves drawing its one or two stock cards again:
         # with one card a draw, all pairs are best taken out so; with more, none (each pair
         # taken out adds at most as much as it saves), so one end or the other is the least.
