@@ -486,14 +486,11 @@ def talon_case(index: int):
     return position, rules
 
 
-def test_the_actions_bound_never_exceeds_the_fewest_actions_of_talon_positions():
-    """On small positions where most cards wait in the talon, `actions_lower_bound` is at most the
-    fewest actions of a win that the exhaustive oracle finds; in some, a recycle is the cheaper way
-    out of the waste for it (in fewer than before the next pass's pairs were counted: they make
-    recycles dearer)."""
-    checked = recycle_cheaper = 0
+def bound_checked_cases(make_case):
+    """For each of TALON_CASES cases of `make_case` that the exhaustive oracle wins: check that
+    `actions_lower_bound` is at most the fewest actions of a win it finds; yield (rules, state)."""
     for index in range(TALON_CASES):
-        position, rules = talon_case(index)
+        position, rules = make_case(index)
         oracle = Oracle(Game(DEAL0, rules, position), limit=20_000, until_first_win=True)
         if not oracle.win_found:
             continue
@@ -501,6 +498,16 @@ def test_the_actions_bound_never_exceeds_the_fewest_actions_of_talon_positions()
         obj, _ = objective_params(rules)
         state = encode(position)
         assert actions_lower_bound(obj, state) <= fewest, (index, to_text(position), rules)
+        yield rules, state
+
+
+def test_the_actions_bound_never_exceeds_the_fewest_actions_of_talon_positions():
+    """On small positions where most cards wait in the talon, `actions_lower_bound` is at most the
+    fewest actions of a win that the exhaustive oracle finds; in some, a recycle is the cheaper way
+    out of the waste for it (in fewer than before the next pass's pairs were counted: they make
+    recycles dearer)."""
+    checked = recycle_cheaper = 0
+    for rules, state in bound_checked_cases(talon_case):
         checked += 1
         recycles_left = UNLIMITED_RECYCLES if rules.passes is None else rules.passes - 1
         recycle_cheaper += (blocked_actions(state, rules.auto_play, rules.draw, recycles_left)
@@ -524,15 +531,7 @@ def test_the_actions_bound_with_talon_pairs_never_exceeds_the_fewest_actions():
     them hold pairs, of stock cards and of a waste card with a stock card, with and without
     auto-play."""
     checked = with_stock_pairs = with_waste_pairs = without_auto = 0
-    for index in range(TALON_CASES):
-        position, rules = stock_case(index)
-        oracle = Oracle(Game(DEAL0, rules, position), limit=20_000, until_first_win=True)
-        if not oracle.win_found:
-            continue
-        fewest = WON_BASE - oracle.optimum(1.0).value
-        obj, _ = objective_params(rules)
-        state = encode(position)
-        assert actions_lower_bound(obj, state) <= fewest, (index, to_text(position), rules)
+    for rules, state in bound_checked_cases(stock_case):
         checked += 1
         stock_pairs, paired_waste = talon_pairs(state, rules.auto_play, rules.draw, 0)
         with_stock_pairs += stock_pairs > 0
