@@ -19,6 +19,7 @@ from solver.game import replay
 from solver.optimal import BEST_MEMORY_MB
 from solver.options import DEAL_SOURCES, build_ruleset, load_deal, load_line
 from solver.rules import PRESETS
+from solver.runner import keep_freed_memory
 from solver.solve import DEFAULT_MEMORY_MB
 
 EXIT_BAD_INPUT = 2
@@ -609,6 +610,7 @@ def stats_command(file, plot_path, as_json):
 
 def run():
     """Console entry point: like `main`, but a usage error is one line on stderr (exit 2)."""
+    keep_freed_memory()
     try:
         code = main.main(standalone_mode=False)
     except click.UsageError as err:

@@ -45,6 +45,7 @@ from solver.formats import export_deal, play_ksolve_moves
 from solver.game import replay
 from solver.optimal import BEST_MEMORY_MB, best
 from solver.rules import PRESETS, Ruleset
+from solver.runner import keep_freed_memory
 
 PEER_RULES = ("ksolve-draw1", "ksolve-draw3")
 
@@ -325,6 +326,7 @@ def _exit_on_sigterm(signum, frame) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    keep_freed_memory()  # deal after deal in one process, as in `batch` (also the peer's worker)
     args = build_parser().parse_args(argv)
     if args.peer_worker:
         serve_peer()

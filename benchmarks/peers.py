@@ -35,6 +35,7 @@ from pathlib import Path
 
 from benchmarks.memory import vm_hwm_mb, worker_peak_rss_mb
 from solver.rules import Ruleset
+from solver.runner import keep_freed_memory
 
 PR_SET_PDEATHSIG = 1  # prctl option (Linux)
 DEFAULT_MAX_STATES = 5_000_000  # Klondike-Solver's own default for max_closed_count
@@ -106,6 +107,7 @@ def serve() -> None:
     line -> one JSON answer per stdout line."""
     import pyksolve.solver  # noqa: F401  (loaded before the first deal's clock starts)
 
+    keep_freed_memory()  # as our own searches do, deal after deal
     sys.stdout.write(READY + "\n")
     sys.stdout.flush()
     for line in sys.stdin:

@@ -36,6 +36,7 @@ from solver.benchmark import BENCH_RULESETS, warm_up
 from solver.deal import Deal
 from solver.formats import export_deal
 from solver.rules import Ruleset
+from solver.runner import keep_freed_memory
 
 # Thoughtful (all cards known) win rates, unlimited passes, foundation->tableau allowed, by draw
 # (SOLVER-NOTES.md: Dang, Gent et al. CP 2025; the Solvitaire paper agrees within its interval).
@@ -338,6 +339,7 @@ def _exit_on_sigterm(signum, frame) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; returns the exit status."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    keep_freed_memory()  # deal after deal in one process, as in `batch`
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

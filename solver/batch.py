@@ -41,6 +41,7 @@ from typing import Callable, Iterable, Iterator
 
 from .errors import KlondikeError
 from .options import DEAL_SOURCES, parse_seed
+from .runner import keep_freed_memory
 from .rules import Ruleset
 
 BASE_COLUMNS = ("seed", "source", "rules", "result", "actions", "nodes", "seconds", "reason")
@@ -525,6 +526,7 @@ class StdoutOutput:
 def _worker_main(conn, config: BatchConfig) -> None:
     """A worker process: warm up once, then solve the seeds it is sent, one row back per seed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
+    keep_freed_memory()
     try:
         conn.send(("ready", os.getpid(), ensure_warm()))
         while True:

@@ -14,7 +14,7 @@ actions, points, depth, table key and whether its bound is the tight one (`node_
 but played again from the root along its parents. The states of the last node expanded stay in
 a stack (`states`, `placed`, `path_nodes`, one row per depth), so a node close to the last one
 (its child, most often) costs a move or two to rebuild. Open nodes sit in a binary heap
-(`heap_keys`, `heap_nodes`) keyed by bound, then the node's number (`heap_key`). A child is
+(`heap_keys`) keyed by bound, then the node's number, which the key holds (`heap_key`). A child is
 stored with the cheap bound (`objective.upper_bound`); the relaxed game's tighter one waits until
 it comes out of the heap, as most children never do, and a node it lowers goes back in.
 
@@ -50,6 +50,7 @@ F_CTX_SIZE = 11
 # heap key: bound << NODE_BITS | node (node numbers are int32, never negative; a bound is a value,
 # within +-2**31: scores and WON_BASE are far below)
 NODE_BITS = 32
+NODE_MASK = (1 << NODE_BITS) - 1
 NO_PARENT = -1
 
 
@@ -71,27 +72,30 @@ def key_bound(key):
 
 
 @kernel
-def heap_push(heap_keys, heap_nodes, size, key, node):
-    """Add a node to the max-heap of `size` entries; returns the new size."""
+def key_node(key):
+    """The node a heap key was made for."""
+    return key & NODE_MASK
+
+
+@kernel
+def heap_push(heap_keys, size, key):
+    """Add a key to the max-heap of `size` entries; returns the new size."""
     slot = size
     while slot > 0:
         parent = (slot - 1) >> 1
         if heap_keys[parent] >= key:
             break
         heap_keys[slot] = heap_keys[parent]
-        heap_nodes[slot] = heap_nodes[parent]
         slot = parent
     heap_keys[slot] = key
-    heap_nodes[slot] = node
     return size + 1
 
 
 @kernel
-def heap_pop(heap_keys, heap_nodes, size):
+def heap_pop(heap_keys, size):
     """Remove the top of the max-heap of `size` entries (size > 0); returns the new size."""
     size -= 1
     key = heap_keys[size]
-    node = heap_nodes[size]
     slot = 0
     while True:
         child = 2 * slot + 1
@@ -102,11 +106,9 @@ def heap_pop(heap_keys, heap_nodes, size):
         if heap_keys[child] <= key:
             break
         heap_keys[slot] = heap_keys[child]
-        heap_nodes[slot] = heap_nodes[child]
         slot = child
     if size > 0:
         heap_keys[slot] = key
-        heap_nodes[slot] = node
     return size
 
 
@@ -149,7 +151,7 @@ def rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actio
 
 @kernel
 def best_first_start(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
-                     node_key, node_tight, heap_keys, heap_nodes, keys, table_points, table_actions, ctx, params, obj,
+                     node_key, node_tight, heap_keys, keys, table_points, table_actions, ctx, params, obj,
                      card_points_table, root_points, root_actions, scratch, no_move):
     """Store the root (states[0], placed[0]) as node 0, the first open node."""
     key = scored_key(states[0], params, obj, placed[0])
@@ -169,12 +171,12 @@ def best_first_start(states, placed, path_nodes, node_parent, node_move, node_ac
         tt_visit_scored(keys, table_points, table_actions, key, root_points, root_actions)
         ctx[CTX_TABLE_COUNT] += 1
         node_tight[node] = 1
-        ctx[F_HEAP_SIZE] = heap_push(heap_keys, heap_nodes, 0, heap_key(bound, node), node)
+        ctx[F_HEAP_SIZE] = heap_push(heap_keys, 0, heap_key(bound, node))
 
 
 @kernel
 def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
-                     node_key, node_tight, heap_keys, heap_nodes, keys, table_points, table_actions, ctx, params, obj,
+                     node_key, node_tight, heap_keys, keys, table_points, table_actions, ctx, params, obj,
                      card_points_table, node_budget, scratch, moves):
     """Expand open nodes, highest bound first, for at most `node_budget` children; return a status
     (RUNNING; EXHAUSTED: no open node can beat the best, which is proved unless a dropped node
@@ -196,7 +198,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         if ctx[F_NODE_COUNT] + 2 * moves.shape[0] >= capacity:  # a child may take two
             status = NODES_FULL
             break
-        node = heap_nodes[0]
+        node = key_node(heap_keys[0])
         depth = node_depth[node]
         if depth >= max_depth:
             if ctx[CTX_CAN_GROW_STACK]:
@@ -205,10 +207,10 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             # left unexplored: its bound still counts (`optimal.BestFirst.proven_bound`, `proved`)
             if key_bound(heap_keys[0]) > ctx[F_DROPPED]:
                 ctx[F_DROPPED] = key_bound(heap_keys[0])
-            ctx[F_HEAP_SIZE] = heap_pop(heap_keys, heap_nodes, size)
+            ctx[F_HEAP_SIZE] = heap_pop(heap_keys, size)
             continue
         popped = heap_keys[0]
-        ctx[F_HEAP_SIZE] = heap_pop(heap_keys, heap_nodes, size)
+        ctx[F_HEAP_SIZE] = heap_pop(heap_keys, size)
         points = node_points[node]
         actions = node_actions[node]
         if tt_dominated_scored(keys, table_points, table_actions, node_key[node], points, actions):
@@ -224,8 +226,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                                    scratch)
             if bound < key_bound(popped):
                 if bound > ctx[F_BEST]:
-                    ctx[F_HEAP_SIZE] = heap_push(heap_keys, heap_nodes, ctx[F_HEAP_SIZE], heap_key(bound, node),
-                                                 node)
+                    ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, node))
                 continue
         child = states[depth + 1]
         child_placed = placed[depth + 1]
@@ -253,7 +254,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                 continue
             stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx,
                               node, moves[index], taken, child_points, depth + 1, key)
-            ctx[F_HEAP_SIZE] = heap_push(heap_keys, heap_nodes, ctx[F_HEAP_SIZE], heap_key(bound, stored), stored)
+            ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, stored))
         # the child rows were work space: the stack is valid down to this node only
         ctx[CTX_DEPTH] = depth
     ctx[CTX_NODES] += nodes
@@ -262,7 +263,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
 
 @kernel
 def compact(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, node_remap,
-            heap_keys, heap_nodes, path_nodes, ctx, drop_key):
+            heap_keys, path_nodes, ctx, drop_key):
     """Make room among the nodes; returns how many are left.
 
     First the open nodes with a heap key of at most `drop_key` are dropped (their highest bound
@@ -279,17 +280,16 @@ def compact(node_parent, node_move, node_actions, node_points, node_depth, node_
                 ctx[F_DROPPED] = key_bound(heap_keys[slot])
             continue
         heap_keys[kept] = heap_keys[slot]
-        heap_nodes[kept] = heap_nodes[slot]
         kept += 1
     size = 0
     for slot in range(kept):  # heapify again, by pushes (the heap is a prefix of itself)
-        size = heap_push(heap_keys, heap_nodes, size, heap_keys[slot], heap_nodes[slot])
+        size = heap_push(heap_keys, size, heap_keys[slot])
     ctx[F_HEAP_SIZE] = size
     count = ctx[F_NODE_COUNT]
     node_remap[:count] = 0
     node_remap[0] = 1
     for slot in range(size + 1):
-        node = heap_nodes[slot] if slot < size else ctx[F_BEST_NODE]
+        node = key_node(heap_keys[slot]) if slot < size else ctx[F_BEST_NODE]
         while node > 0 and node_remap[node] == 0:
             node_remap[node] = 1
             node = node_parent[node]
@@ -309,8 +309,7 @@ def compact(node_parent, node_move, node_actions, node_points, node_depth, node_
         node_tight[left] = node_tight[node]
         left += 1
     for slot in range(size):  # the new numbers keep the order: still a heap
-        heap_nodes[slot] = node_remap[heap_nodes[slot]]
-        heap_keys[slot] = heap_key(key_bound(heap_keys[slot]), heap_nodes[slot])
+        heap_keys[slot] = heap_key(key_bound(heap_keys[slot]), node_remap[key_node(heap_keys[slot])])
     if ctx[F_BEST_NODE] >= 0:
         ctx[F_BEST_NODE] = node_remap[ctx[F_BEST_NODE]]
     ctx[F_NODE_COUNT] = left

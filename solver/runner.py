@@ -12,6 +12,7 @@ past the time limit, judged by the last one's speed, is not started: the table m
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 import time
@@ -27,6 +28,28 @@ TABLE_LOAD = 0.7  # grow the table at this load
 FULL_TABLE_LOAD = 0.85  # at its largest, fill it this far before making room (probes get longer)
 FIRST_STACK_DEPTH = 128  # grown by doubling on demand: many searches (hints) are tiny
 MIN_MAX_DEPTH = 512  # the stack may always grow this deep, whatever the memory budget
+M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters
+
+
+@functools.cache
+def keep_freed_memory() -> bool:
+    """Have the C library keep the memory of freed arrays for the process's next search, instead
+    of handing it back to the system; True if it agreed (glibc; elsewhere nothing changes).
+
+    A search's tables and nodes are large arrays, each mapped afresh and unmapped when freed. Where
+    fresh pages are slow (here 5-11 s per GB: README, "Memory on this machine"), a process that runs
+    search after search (`batch`, the benchmarks, hints) paid that again for every one; kept, the
+    same gigabyte is taken again in 0.25 s. The process then holds its peak memory until it ends,
+    which is within the budget it was given. Called by the command line and the benchmarks, not by
+    the library on import: it changes the whole process's allocator.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    # no allocation gets its own mapping, and free memory at the heap's top is kept up to 2 GB
+    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, 2**31 - 1))
 SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no budget ran out
 
 

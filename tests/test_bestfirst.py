@@ -17,7 +17,7 @@ import pytest
 
 from solver import line as line_module
 from solver.bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT, compact, heap_key,
-                              heap_pop, heap_push, key_bound)
+                              heap_pop, heap_push, key_bound, key_node)
 from solver.objective import NEVER, WON_BASE
 from solver.deal import Deal
 from solver.game import Game, replay
@@ -31,22 +31,20 @@ def test_the_heap_gives_nodes_back_highest_key_first():
     rng = random.Random(7)
     capacity = 500
     keys = np.zeros(capacity, dtype=np.int64)
-    nodes = np.zeros(capacity, dtype=np.int32)
     size = 0
-    mirror = []  # (key, node) pairs in the heap
+    mirror = []  # the keys in the heap
     popped = []
     for step in range(2000):
         if size < capacity and (size == 0 or rng.random() < 0.55):
             key = heap_key(rng.randint(-3000, 3000), rng.randint(0, 5000))
-            size = heap_push(keys, nodes, size, key, step)
-            mirror.append((key, step))
+            size = heap_push(keys, size, key)
+            mirror.append(key)
         else:
-            top_key, top_node = keys[0], nodes[0]
-            assert top_key == max(key for key, _ in mirror)
-            assert (top_key, top_node) in mirror
-            mirror.remove((top_key, top_node))
+            top_key = keys[0]
+            assert top_key == max(mirror)
+            mirror.remove(top_key)
             popped.append(top_key)
-            size = heap_pop(keys, nodes, size)
+            size = heap_pop(keys, size)
         assert size == len(mirror)
     assert popped, "nothing was popped: the test looked at nothing"
 
@@ -54,7 +52,7 @@ def test_the_heap_gives_nodes_back_highest_key_first():
 @pytest.mark.parametrize("bound, node", [(0, 0), (999_880, 120), (-400, 3), (-(1 << 30), 7), (12, (1 << 31) - 1)])
 def test_a_heap_key_orders_by_bound_then_the_node_stored_last_and_gives_the_bound_back(bound, node):
     key = heap_key(bound, node)
-    assert key_bound(key) == bound
+    assert key_bound(key) == bound and key_node(key) == node
     assert heap_key(bound + 1, 0) > key  # a higher bound first, whatever the node
     assert heap_key(bound - 1, (1 << 31) - 1) < key
     if node > 0:
@@ -77,14 +75,14 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
     move[:, 0] = np.arange(count)  # names each node by its first field, whatever its new number
     actions, points = np.arange(count, dtype=np.int32), -np.arange(count, dtype=np.int32)
     key, tight, remap = np.arange(count, dtype=np.uint64), np.ones(count, dtype=np.int8), np.zeros(count, np.int32)
-    heap_keys, heap_nodes = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int32)
+    heap_keys = np.zeros(count, dtype=np.int64)
     ctx = np.zeros(F_CTX_SIZE, dtype=np.int64)
     ctx[F_NODE_COUNT], ctx[F_DROPPED], ctx[F_BEST_NODE] = count, NEVER, rng.randrange(count)
     open_nodes = rng.sample(range(1, count), 60)
     bounds = {node: rng.randint(-50, 50) for node in open_nodes}
     size = 0
     for node in open_nodes:
-        size = heap_push(heap_keys, heap_nodes, size, heap_key(bounds[node], node), node)
+        size = heap_push(heap_keys, size, heap_key(bounds[node], node))
     ctx[F_HEAP_SIZE] = size
     drop_key = heap_key(0, 5)
 
@@ -99,7 +97,7 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
     kept = [node for node in open_nodes if heap_key(bounds[node], node) > drop_key]
     dropped = [bounds[node] for node in open_nodes if node not in kept]
     best_before = int(ctx[F_BEST_NODE])
-    left = compact(parent, move, actions, points, depth, key, tight, remap, heap_keys, heap_nodes,
+    left = compact(parent, move, actions, points, depth, key, tight, remap, heap_keys,
                    np.zeros(count, dtype=np.int32), ctx, drop_key)
     needed = {0} | {step for node in kept + [best_before] for step in before[node]}
     assert left == ctx[F_NODE_COUNT] == len(needed)
@@ -110,9 +108,9 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
         name = int(move[node, 0])
         assert actions[node] == name and points[node] == -name and key[node] == name
         assert depth[node] == len(line(move, parent, node)) - 1
-    assert sorted(int(move[heap_nodes[slot], 0]) for slot in range(len(kept))) == sorted(kept)
+    assert sorted(int(move[key_node(heap_keys[slot]), 0]) for slot in range(len(kept))) == sorted(kept)
     for slot in range(len(kept)):
-        node = int(heap_nodes[slot])
+        node = int(key_node(heap_keys[slot]))
         assert line(move, parent, node) == before[int(move[node, 0])]
         assert slot == 0 or heap_keys[(slot - 1) // 2] >= heap_keys[slot]  # still a heap
         assert heap_keys[slot] == heap_key(bounds[int(move[node, 0])], node)  # keyed by its new number
