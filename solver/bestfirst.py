@@ -34,7 +34,7 @@ from .objective import stop_value, upper_bound, won_value
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
                      EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
 from .state import foundation_total
-from .tt import tt_dominated_scored, tt_visit_scored
+from .tt import tt_dominated_scored, tt_seen_scored, tt_visit_scored
 
 # Status returned when the node arrays cannot take another expansion's children.
 NODES_FULL = 5
@@ -245,13 +245,13 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                                             node_tight, ctx, node, moves[index], taken, child_points, depth + 1, 0)
             if won:
                 continue
+            key = scored_key(child, params, obj, child_placed)
+            if tt_seen_scored(keys, table_points, table_actions, key, child_points, taken):
+                continue  # most children: asked first, it spares their bound
             bound = upper_bound(obj, card_points_table, child_placed, child, child_points, taken, True)
             if bound <= ctx[F_BEST]:
                 continue
-            key = enter_child(keys, table_points, table_actions, ctx, child, child_placed, child_points, taken,
-                              params, obj)
-            if key == 0:
-                continue
+            enter_child(keys, table_points, table_actions, ctx, key, child_points, taken)
             stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx,
                               node, moves[index], taken, child_points, depth + 1, key)
             ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, stored))

@@ -19,7 +19,7 @@ from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED,
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import CARD_SUIT, CARD_VALUE, FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
     foundation_total, state_hash
-from .tt import tt_visit_scored
+from .tt import tt_seen_scored, tt_visit_scored
 
 _rng = np.random.default_rng(0x706C61636564)
 ZOBRIST_PLACED = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
@@ -52,14 +52,12 @@ def scored_key(state, params, obj, placed):
 
 
 @kernel
-def enter_child(keys, table_points, table_actions, ctx, child, child_placed, child_points, taken, params, obj):
-    """Record a visit of a child in the table: its key if it must be searched, 0 if a visit of
-    the same position dominates it (`tt.tt_visit_scored`)."""
-    key = scored_key(child, params, obj, child_placed)
-    if not tt_visit_scored(keys, table_points, table_actions, key, child_points, taken):
-        return np.uint64(0)
+def enter_child(keys, table_points, table_actions, ctx, key, child_points, taken):
+    """Record the visit of a child that is to be searched: no stored visit dominated it
+    (`tt.tt_seen_scored`), and its bound can beat the best line. A child cut by its bound is not
+    recorded, so that it replaces no entry that may dominate a later visit."""
+    tt_visit_scored(keys, table_points, table_actions, key, child_points, taken)
     ctx[CTX_TABLE_COUNT] += 1
-    return key
 
 
 @kernel
@@ -184,14 +182,14 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         value = stop_value(obj, child, child_points, taken)
         if value > ctx[B_BEST]:
             _record_best(moves, move_next, depth, best_path, ctx, value)
+        key = scored_key(child, params, obj, child_placed)
+        if tt_seen_scored(keys, table_points, table_actions, key, child_points, taken):
+            continue
         bound = position_bound(obj, card_points_table, child_placed, child, child_points, taken, params, ctx[B_BEST],
                                scratch)
         if bound <= ctx[B_BEST]:
             continue
-        key = enter_child(keys, table_points, table_actions, ctx, child, child_placed, child_points, taken, params,
-                          obj)
-        if key == 0:
-            continue
+        enter_child(keys, table_points, table_actions, ctx, key, child_points, taken)
         depth += 1
         path_keys[depth] = key
         points[depth] = child_points

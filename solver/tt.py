@@ -124,6 +124,15 @@ def tt_visit_scored(keys, points, actions, key, new_points, new_actions):
 
 
 @kernel
+def tt_seen_scored(keys, points, actions, key, new_points, new_actions):
+    """True if `tt_visit_scored` would answer False (a stored visit dominates this one); records
+    nothing. The searches ask this first, as most children are such repeats, and work out a bound
+    only for the others."""
+    slot = find_slot(keys, key)
+    return keys[slot] == key and points[slot] >= new_points and actions[slot] <= new_actions
+
+
+@kernel
 def tt_dominated_scored(keys, points, actions, key, own_points, own_actions):
     """True if the table holds another visit of the position that dominates this one (at least
     the points, at most the actions); its own entry, the same visit, does not count. Records nothing."""
