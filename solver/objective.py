@@ -130,8 +130,9 @@ def blocked_actions(state, auto, draw, recycles_left):
       card below: that action happens while every face-down card of the pile is still face
       down, so it is not counted twice.
     - The waste (`waste_blocked_actions`).
+    - A pile to empty for a king (`empty_pile_actions`).
     """
-    total = 0
+    total = empty_pile_actions(state, auto)
     for pile in range(PILES):
         face_down = state[FACE_DOWN + pile]
         if face_down == 0:
@@ -150,6 +151,51 @@ def blocked_actions(state, auto, draw, recycles_left):
                 total += 1
                 break
     return total + waste_blocked_actions(state, auto, draw, recycles_left)
+
+
+@kernel
+def empty_pile_actions(state, auto):
+    """1 if a pile must be emptied, by an action no other count of `blocked_actions` holds, before a
+    king can leave its pile; else 0 (admissible).
+
+    A king above a card of its own suit must leave its place before that card goes up, and it
+    cannot go up first: it can only go to an empty pile. With none, another pile must be emptied
+    before: its bottom card must leave (the pile of such a king cannot be emptied before the king
+    leaves). A bottom card is in none of the other counts (nothing lies below it, and an action on
+    the run above a pile's face-down cards moves no face-down card). It can leave without an action
+    only by going up: with auto-play by itself, once every lower card is up; without, by the move
+    to the foundation counted for every card, once every lower card of its suit is up. So where
+    some card that must stay below such a king until it leaves forbids that to every other pile's
+    bottom card, one more action is needed."""
+    lowest_under = 14  # the lowest value that stays below a king until it leaves
+    lowest_of_suit_under = 0xEEEE  # the same for each suit, 4 bits a suit (14: none)
+    kings_piles = 0  # bit p: pile p holds such a king
+    for pile in range(PILES):
+        length = state[PILE_LEN + pile]
+        if length == 0:
+            return 0
+        base = PILE_CARDS + pile * PILE_SLOTS
+        lowest_below, lowest_of_suit = 14, 0xEEEE
+        for index in range(length):
+            card = state[base + index]
+            if CARD_VALUE[card] == 13 and (lowest_of_suit >> (4 * CARD_SUIT[card])) & 15 < 13:
+                kings_piles |= 1 << pile
+                if lowest_below < lowest_under:
+                    lowest_under = lowest_below
+                for suit in range(4):
+                    shift = 4 * suit
+                    if (lowest_of_suit >> shift) & 15 < (lowest_of_suit_under >> shift) & 15:
+                        lowest_of_suit_under = (lowest_of_suit_under & ~(15 << shift)) | \
+                            (lowest_of_suit & (15 << shift))
+            lowest_below, lowest_of_suit = _lower_below(card, lowest_below, lowest_of_suit)
+    if kings_piles == 0:
+        return 0
+    for pile in range(PILES):
+        if (kings_piles >> pile) & 1:
+            continue
+        if not _blocked(state[PILE_CARDS + pile * PILE_SLOTS], lowest_under, lowest_of_suit_under, auto):
+            return 0
+    return 1
 
 
 @kernel

@@ -27,7 +27,7 @@ import pytest
 from helpers import DEAL0, build, in_play_cards, lay_cards
 from optimal_oracle import Oracle, node_position
 from solver.benchmark import BENCH_RULESETS
-from solver.cards import parse_card
+from solver.cards import fits_on_tableau, parse_card
 from solver.deal import Deal
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
@@ -35,7 +35,7 @@ from solver.movegen import MAX_MOVES, MOVE_FIELDS, generate_choices
 from solver.bnb import position_bound
 from solver.deadends import ALL_CARDS, relaxed_game, relaxed_unwinnable
 from solver.objective import (CARD_WEIGHT, NEVER, UNLIMITED_RECYCLES, actions_lower_bound, blocked_actions,
-                              no_win_bound, objective_params, talon_pairs, upper_bound)
+                              empty_pile_actions, no_win_bound, objective_params, talon_pairs, upper_bound)
 from solver.optimal import aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
@@ -486,10 +486,10 @@ def talon_case(index: int):
     return position, rules
 
 
-def bound_checked_cases(make_case):
-    """For each of TALON_CASES cases of `make_case` that the exhaustive oracle wins: check that
+def bound_checked_cases(make_case, cases: int = TALON_CASES):
+    """For each of `cases` cases of `make_case` that the exhaustive oracle wins: check that
     `actions_lower_bound` is at most the fewest actions of a win it finds; yield (rules, state)."""
-    for index in range(TALON_CASES):
+    for index in range(cases):
         position, rules = make_case(index)
         oracle = Oracle(Game(DEAL0, rules, position), limit=20_000, until_first_win=True)
         if not oracle.win_found:
@@ -539,6 +539,87 @@ def test_the_actions_bound_with_talon_pairs_never_exceeds_the_fewest_actions():
         without_auto += (stock_pairs > 0 or paired_waste != 0) and not rules.auto_play
     assert checked >= TALON_CASES // 2 and with_stock_pairs >= 10 and with_waste_pairs >= 3 and without_auto >= 3, \
         (checked, with_stock_pairs, with_waste_pairs, without_auto)
+
+
+def king_position(bottoms: str, face_down_king: bool = False) -> Position:
+    """Pile 1: the Kh on the 3h (face down below it); one pile for each of `bottoms`; every other
+    card up."""
+    piles = [[parse_card("3h"), parse_card("Kh")]] + [[parse_card(card)] for card in bottoms.split()]
+    piles += [[] for _ in range(7 - len(piles))]
+    cards = [card for pile in piles for card in pile]
+    foundations = [13 - sum(1 for card in cards if card // 13 == suit) for suit in range(4)]
+    position = Position(piles, [2 if face_down_king else 1] + [0] * 6, [], [], foundations, 1)
+    return position
+
+
+@pytest.mark.parametrize("bottoms, auto, expected", [
+    # With auto-play, no bottom card can go up by itself while the 3h lies below the king.
+    ("9c 8d 7s 6c 5d 4s", True, 1),
+    ("9c 8d 7s 6c 5d 3s", True, 0),  # the 3s goes up by itself once both 2s of the other colour are
+    ("9c 8d 7s 6c 5d", True, 0),  # an empty pile already
+    # Without auto-play, only a heart waits for the 3h: the others can go up by a move counted anyway.
+    ("9c 8d 7s 6c 5d 4s", False, 0),
+    ("9h 8h 7h 6h 5h 4h", False, 1),
+])
+def test_a_pile_to_empty_for_a_king_by_hand(bottoms, auto, expected):
+    state = encode(king_position(bottoms))
+    assert empty_pile_actions(state, auto) == expected
+    assert empty_pile_actions(encode(king_position(bottoms, face_down_king=True)), auto) == expected
+
+
+KING_CASES = 200  # fewer than half are won: a pile of the king's suit often has nowhere to go
+
+
+def king_case(index: int):
+    """A small random position with every pile in use, one of them a king above a lower card of
+    its suit, and rules without scoring. In half of them the other piles' bottom cards are of the
+    king's suit too, with the other cards on them where they fit (without auto-play, only such
+    bottom cards wait for the one below the king)."""
+    rng = random.Random(f"king-bound-{index}")
+    missing = [0, 0, 0, 0]
+    suit = rng.randrange(4)
+    one_suit = rng.random() < 0.5
+    missing[suit] = 8 if one_suit else rng.randint(2, 5)
+    in_play = rng.randint(9, 10) if one_suit else rng.randint(8, 9)
+    while sum(missing) < in_play:
+        other = rng.randrange(4)
+        missing[other] += missing[other] < 13 and (other != suit or not one_suit)
+    foundations = [13 - m for m in missing]
+    cards = in_play_cards(foundations)
+    lowest = suit * 13 + foundations[suit]
+    king, lower = suit * 13 + 12, lowest if one_suit else rng.choice(range(lowest, suit * 13 + 12))
+    cards.remove(king)
+    cards.remove(lower)
+    rng.shuffle(cards)
+    cards.sort(key=lambda card: one_suit and card // 13 != suit)  # the suit's first, for the piles
+    piles = [[lower, king]] + [[card] for card in cards[:6]]
+    talon = []
+    for card in cards[6:]:
+        fitting = [pile for pile in piles[1:] if one_suit and fits_on_tableau(card, pile[-1])]
+        (rng.choice(fitting) if fitting else talon).append(card)
+    rng.shuffle(piles)
+    face_down = [1 if king in pile else 0 for pile in piles]  # the lower card below the king
+    split = rng.randint(0, len(talon))
+    position = Position(piles, face_down, talon[:split], talon[split:], foundations, 1)
+    check_position(position)
+    rules = Ruleset("test", draw=rng.choice((1, 3)), passes=rng.choice((1, 2, None)),
+                    auto_play=rng.random() < 0.6, scoring=None, seconds_per_action=None)
+    return position, rules
+
+
+def test_the_actions_bound_with_a_pile_to_empty_never_exceeds_the_fewest_actions():
+    """On small positions with every pile in use and a king above a card of its suit,
+    `actions_lower_bound`, which counts the pile to empty for it, is at most the fewest actions of
+    a win the exhaustive oracle finds; in many of them that pile is counted, with and without
+    auto-play."""
+    checked = counted = counted_without_auto = 0
+    for rules, state in bound_checked_cases(king_case, KING_CASES):
+        checked += 1
+        extra = empty_pile_actions(state, rules.auto_play)
+        counted += extra
+        counted_without_auto += extra and not rules.auto_play
+    assert checked >= KING_CASES // 4 and counted >= 20 and counted_without_auto >= 3, \
+        (checked, counted, counted_without_auto)
 
 
 # Cases 0..23 of the stream but those whose enumeration passes 20,000 positions (15, 19) or
