@@ -30,7 +30,7 @@ of low bound; the highest bound dropped (F_DROPPED) is then a limit below which 
 
 from __future__ import annotations
 
-from .bnb import B_BEST, _play_child, enter_child, position_bound, scored_key
+from .bnb import B_BEST, _play_child, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
 from .objective import stop_value, upper_bound, won_value
@@ -225,8 +225,9 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             # Children get the cheap bound; the relaxed game's tighter one waits until they come
             # out, as most never do. A node it lowers goes back with the lower bound.
             node_tight[node] = 1
-            bound = position_bound(obj, card_points_table, placed[depth], state, points, actions, params, ctx[F_BEST],
-                                   scratch)
+            # its key holds the cheap bound, above the best (or the search would be over)
+            bound = relaxed_bound(obj, card_points_table, placed[depth], state, points, actions, params, scratch,
+                                  key_bound(popped))
             if bound < key_bound(popped):
                 if bound > ctx[F_BEST]:
                     ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, node))

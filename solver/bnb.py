@@ -96,6 +96,13 @@ def position_bound(obj, card_points_table, placed, state, points, actions, param
     bound = upper_bound(obj, card_points_table, placed, state, points, actions, True)
     if bound <= best:
         return bound
+    return relaxed_bound(obj, card_points_table, placed, state, points, actions, params, scratch, bound)
+
+
+@kernel
+def relaxed_bound(obj, card_points_table, placed, state, points, actions, params, scratch, bound):
+    """`bound`, the position's `objective.upper_bound` (a caller that knows it need not work it out
+    again), made tighter by the relaxed game (`position_bound`)."""
     reachable = relaxed_game(state, params, scratch, False)
     if reachable != ALL_CARDS or obj[OBJ_NO_WIN]:
         turnable = relaxed_game(state, params, scratch, True) if obj[OBJ_MODE] == SCORED else ALL_CARDS

@@ -138,6 +138,18 @@ def blocked_actions(state, auto, draw, recycles_left):
         if face_down == 0:
             continue
         base = PILE_CARDS + pile * PILE_SLOTS
+        if auto:
+            # Only the lowest value below counts; the face-up run descends from its first card,
+            # so it is blocked if that card is. (The general loop below, with less work.)
+            lowest_below = 14
+            for index in range(face_down):
+                value = CARD_VALUE[state[base + index]]
+                if lowest_below < value:
+                    total += 1
+                else:
+                    lowest_below = value
+            total += lowest_below < CARD_VALUE[state[base + face_down]]
+            continue
         lowest_below = 14  # lowest value among the face-down cards below the one looked at
         lowest_of_suit = 0xEEEE  # the same for each suit, 4 bits a suit (14: none)
         for index in range(face_down):
@@ -167,27 +179,26 @@ def empty_pile_actions(state, auto):
     to the foundation counted for every card, once every lower card of its suit is up. So where
     some card that must stay below such a king until it leaves forbids that to every other pile's
     bottom card, one more action is needed."""
-    lowest_under = 14  # the lowest value that stays below a king until it leaves
+    for pile in range(PILES):
+        if state[PILE_LEN + pile] == 0:
+            return 0
+    lowest_under = 14  # the lowest value that stays below such a king until it leaves
     lowest_of_suit_under = 0xEEEE  # the same for each suit, 4 bits a suit (14: none)
     kings_piles = 0  # bit p: pile p holds such a king
     for pile in range(PILES):
-        length = state[PILE_LEN + pile]
-        if length == 0:
-            return 0
         base = PILE_CARDS + pile * PILE_SLOTS
-        lowest_below, lowest_of_suit = 14, 0xEEEE
-        for index in range(length):
+        suits_below = 0
+        top_king = -1  # the index of the pile's highest such king
+        for index in range(state[PILE_LEN + pile]):
             card = state[base + index]
-            if CARD_VALUE[card] == 13 and (lowest_of_suit >> (4 * CARD_SUIT[card])) & 15 < 13:
-                kings_piles |= 1 << pile
-                if lowest_below < lowest_under:
-                    lowest_under = lowest_below
-                for suit in range(4):
-                    shift = 4 * suit
-                    if (lowest_of_suit >> shift) & 15 < (lowest_of_suit_under >> shift) & 15:
-                        lowest_of_suit_under = (lowest_of_suit_under & ~(15 << shift)) | \
-                            (lowest_of_suit & (15 << shift))
-            lowest_below, lowest_of_suit = _lower_below(card, lowest_below, lowest_of_suit)
+            if CARD_VALUE[card] == 13 and (suits_below >> CARD_SUIT[card]) & 1:
+                top_king = index
+            suits_below |= 1 << CARD_SUIT[card]
+        if top_king < 0:
+            continue
+        kings_piles |= 1 << pile
+        for index in range(top_king):
+            lowest_under, lowest_of_suit_under = _lower_below(state[base + index], lowest_under, lowest_of_suit_under)
     if kings_piles == 0:
         return 0
     for pile in range(PILES):
