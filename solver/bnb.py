@@ -17,7 +17,7 @@ from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_m
 from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, no_win_bound, recycle_penalties,
                         record_placements, stop_value, upper_bound, within_time, won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
-from .state import CARD_SUIT, CARD_VALUE, FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
+from .state import FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
     foundation_total, state_hash
 from .tt import tt_seen_scored, tt_visit_scored
 
@@ -43,9 +43,10 @@ def scored_key(state, params, obj, placed):
     if pass_limit == 0 and obj[OBJ_MODE] == SCORED:
         pass_class = state[PASS] if state[PASS] < obj[OBJ_FREE_PASSES] else obj[OBJ_FREE_PASSES]
         key ^= ZOBRIST_PASS[pass_class]
-    for card in range(52):
-        if placed[card] and state[FOUNDATION + CARD_SUIT[card]] < CARD_VALUE[card]:
-            key ^= ZOBRIST_PLACED[card]
+    for suit in range(4):
+        for card in range(suit * 13 + state[FOUNDATION + suit], suit * 13 + 13):  # the suit's cards not up
+            if placed[card]:
+                key ^= ZOBRIST_PLACED[card]
     if key == 0:
         key = np.uint64(1)
     return key

@@ -430,9 +430,12 @@ def record_placements(obj, card_points_table, placed, state):
     """Mark every card now on a foundation as placed; return the points of first placements."""
     gained = 0
     for suit in range(4):
-        for value in range(state[FOUNDATION + suit]):
-            card = suit * 13 + value
-            if placed[card] == 0:
-                placed[card] = 1
-                gained += card_points_table[card]
+        # A foundation is built up in order, so the cards of a suit placed once are those up to
+        # the highest it reached: only the top ones can be new, and the loop stops at the first
+        # placed one.
+        for card in range(suit * 13 + state[FOUNDATION + suit] - 1, suit * 13 - 1, -1):
+            if placed[card]:
+                break
+            placed[card] = 1
+            gained += card_points_table[card]
     return gained
