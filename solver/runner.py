@@ -65,6 +65,10 @@ class ChunkedSearch:
     stack_layout: dict[str, tuple[tuple[int, ...], type]] = {}
     table_dtypes: tuple[type, ...] = ()
     context_size = CTX_SIZE
+    # The slowest growth of any table in this process, in seconds per entry of the new table: a
+    # process that keeps its freed memory (`keep_freed_memory`) grows fast on the pages it holds,
+    # but a table larger than any before takes fresh pages, as slow as its first growths were.
+    slowest_growth_seconds_per_entry = 0.0
 
     def __init__(self, memory_mb: float):
         if memory_mb <= 0:
@@ -169,6 +173,8 @@ class ChunkedSearch:
                     self.ctx[CTX_TABLE_COUNT] = self._rehash(self.table, bigger)
                     self.table = bigger
                     self.growth_seconds_per_entry = (time.perf_counter() - started) / (size * 2)
+                    ChunkedSearch.slowest_growth_seconds_per_entry = max(ChunkedSearch.slowest_growth_seconds_per_entry,
+                                                                         self.growth_seconds_per_entry)
                 else:
                     self.ctx[CTX_TABLE_COUNT] = self._free_room(int(self.ctx[CTX_DEPTH]))
                     self.table_purges += 1
@@ -181,11 +187,13 @@ class ChunkedSearch:
         return RUNNING
 
     def _growth_fits(self, entries: int) -> bool:
-        """True if growing the table to `entries` should end before the deadline, at the last
-        growth's speed (the first, from a small table, is always tried)."""
+        """True if growing the table to `entries` should end before the deadline, at the slower of
+        the last growth's speed and the slowest of the process (the first, from a small table, is
+        always tried)."""
         if self.deadline is None:
             return True
-        return time.perf_counter() + self.growth_seconds_per_entry * entries <= self.deadline
+        seconds_per_entry = max(self.growth_seconds_per_entry, ChunkedSearch.slowest_growth_seconds_per_entry)
+        return time.perf_counter() + seconds_per_entry * entries <= self.deadline
 
     def run_within(self, began: float, nodes_before: int, max_nodes: int | None, time_limit: float | None,
                    progress=None, slice_nodes: int | None = None) -> str | None:

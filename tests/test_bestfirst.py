@@ -23,7 +23,7 @@ from solver.deal import Deal
 from solver.game import Game, replay
 from solver.optimal import BestFirst, best, line_value
 from solver.rules import PRESETS
-from solver.runner import FIRST_TABLE_ENTRIES
+from solver.runner import FIRST_TABLE_ENTRIES, ChunkedSearch
 from test_optimal import CASES, CASES_BY_ID, DEAL0, oracle_answer, with_clock
 
 
@@ -192,17 +192,22 @@ def test_with_little_memory_the_search_makes_room_and_stays_right(name, seed):
         assert line_value(result.game) == optimum
 
 
-@pytest.mark.parametrize("seed", [3, 5])
-def test_a_table_growth_that_would_end_past_the_time_limit_makes_room_instead(seed):
-    """Where fresh memory is slow, growing the table could overrun the time limit: a growth the
-    last one's speed says would end past it is not started, the table makes room instead (only
-    duplicates are lost), and the search proves the same optimum."""
+@pytest.mark.parametrize("seed, slow_in", [(3, "search"), (5, "search"), (3, "process")])
+def test_a_table_growth_that_would_end_past_the_time_limit_makes_room_instead(seed, slow_in, monkeypatch):
+    """Where fresh memory is slow, growing the table could overrun the time limit: a growth that
+    the last one's speed, or the slowest of the process, says would end past it is not started,
+    the table makes room instead (only duplicates are lost), and the search proves the same
+    optimum."""
     rules = PRESETS["classic"]
     game = Game(Deal.from_seed(seed), rules)
     roomy = BestFirst(game, rules, 0, False, 64)
     roomy.run_within(time.perf_counter(), 0, None, None)  # no time limit: the table grows
     slow = BestFirst(game, rules, 0, False, 64)
-    slow.growth_seconds_per_entry = 1.0  # as if a growth took a second per entry: none fits in 10 minutes
+    # as if a growth took a second per entry: none fits in 10 minutes
+    if slow_in == "search":
+        slow.growth_seconds_per_entry = 1.0
+    else:
+        monkeypatch.setattr(ChunkedSearch, "slowest_growth_seconds_per_entry", 1.0)
     slow.run_within(time.perf_counter(), 0, None, 600)
     assert roomy.table_entries > FIRST_TABLE_ENTRIES and roomy.table_purges == 0
     assert slow.table_entries == FIRST_TABLE_ENTRIES and slow.table_purges > 0
