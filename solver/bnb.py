@@ -19,7 +19,7 @@ from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED,
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
     foundation_total, state_hash
-from .tt import tt_seen_scored, tt_visit_scored
+from .tt import tt_seen_scored, tt_store_scored, tt_visit_scored
 
 _rng = np.random.default_rng(0x706C61636564)
 ZOBRIST_PLACED = _rng.integers(1, 2**63, size=52, dtype=np.int64).astype(np.uint64)
@@ -57,7 +57,7 @@ def enter_child(keys, table_points, table_actions, ctx, key, child_points, taken
     """Record the visit of a child that is to be searched: no stored visit dominated it
     (`tt.tt_seen_scored`), and its bound can beat the best line. A child cut by its bound is not
     recorded, so that it replaces no entry that may dominate a later visit."""
-    tt_visit_scored(keys, table_points, table_actions, key, child_points, taken)
+    tt_store_scored(keys, table_points, table_actions, key, child_points, taken)
     ctx[CTX_TABLE_COUNT] += 1
 
 

@@ -50,6 +50,8 @@ def keep_freed_memory() -> bool:
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     # no allocation gets its own mapping, and free memory at the heap's top is kept up to 2 GB
     return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, 2**31 - 1))
+
+
 SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no budget ran out
 
 

@@ -114,12 +114,9 @@ def tt_visit_scored(keys, points, actions, key, new_points, new_actions):
     A stored visit with at least as many points and no more actions reaches everything this one
     can, at least as well, so this one need not be searched. Otherwise the new visit replaces it.
     """
-    slot = find_slot(keys, key)
-    if keys[slot] == key and points[slot] >= new_points and actions[slot] <= new_actions:
+    if tt_seen_scored(keys, points, actions, key, new_points, new_actions):
         return False
-    keys[slot] = key
-    points[slot] = new_points
-    actions[slot] = new_actions
+    tt_store_scored(keys, points, actions, key, new_points, new_actions)
     return True
 
 
@@ -130,6 +127,16 @@ def tt_seen_scored(keys, points, actions, key, new_points, new_actions):
     only for the others."""
     slot = find_slot(keys, key)
     return keys[slot] == key and points[slot] >= new_points and actions[slot] <= new_actions
+
+
+@kernel
+def tt_store_scored(keys, points, actions, key, new_points, new_actions):
+    """Store a visit in the slot of its position, replacing what was there (the caller knows no
+    stored visit dominates it: `tt_seen_scored`)."""
+    slot = find_slot(keys, key)
+    keys[slot] = key
+    points[slot] = new_points
+    actions[slot] = new_actions
 
 
 @kernel
