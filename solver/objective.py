@@ -215,7 +215,9 @@ def waste_blocked_actions(state, auto, draw, recycles_left):
 
     A blocked waste card (above a card it cannot go up before) leaves the waste by an action of
     its own, unless a recycle takes it back to the stock first; so does one card of each pair of
-    `talon_pairs`, whose two cards are otherwise both in the waste at the recycle.
+    `talon_pairs`, whose two cards are otherwise both in the waste at the recycle. With one card a
+    draw, the links of `talon_chain_links` take the pairs' place (each costs an action or a card
+    drawn again, as a pair does, and they are at least as many).
 
     A recycle that finds the bottom k cards of today's waste still there (cards leave the waste
     from the top only) costs itself, an action for every blocked card and every pair's waste card
@@ -233,7 +235,12 @@ def waste_blocked_actions(state, auto, draw, recycles_left):
         if _blocked(state[TALON + index], lowest_below, lowest_of_suit, auto):
             blocked_cards |= 1 << index
         lowest_below, lowest_of_suit = _lower_below(state[TALON + index], lowest_below, lowest_of_suit)
-    stock_pairs, paired_waste_cards = talon_pairs(state, auto, draw, blocked_cards)
+    if draw == 1:
+        # Drawn one at a time, each chain link costs an action or a card drawn again, in both ways
+        # out below, just as a pair does; the links count at least as many as the pairs.
+        stock_pairs, paired_waste_cards = talon_chain_links(state, auto, blocked_cards), 0
+    else:
+        stock_pairs, paired_waste_cards = talon_pairs(state, auto, draw, blocked_cards)
     blocked_total, waste_pairs = _bit_count(blocked_cards), _bit_count(paired_waste_cards)
     cheapest = blocked_total + stock_pairs + waste_pairs
     if recycles_left <= 0:
@@ -336,6 +343,88 @@ def talon_pairs(state, auto, draw, blocked_waste_cards):
                     break
         lowest_after, lowest_of_suit_after = _lower_below(upper_card, lowest_after, lowest_of_suit_after)
     return stock_pairs, paired_waste
+
+
+@kernel
+def talon_chain_links(state, auto, blocked_waste_cards):
+    """With one card a draw: the links of disjoint chains of talon cards, each link of which costs
+    an action this pass or a card still in the waste at the next recycle (admissible).
+
+    A chain is talon cards c1, ..., ck drawn in this order (c1 may be a waste card, the others are
+    stock cards), each waiting for the one before (hence for all before: the relation is an
+    order), where c1, and so every card of it, waits for a stock card drawn after ck: no card of
+    the chain can go up before ck lies on the cards of it still in the waste. Then at most one
+    leaves the waste without an action: one that goes up first needs every card below it gone by
+    an action (none could go up before), and every card above it gone by an action too (they wait
+    for it). One still in the waste at the recycle keeps every card below it there. So the k
+    cards cost k - 1 actions or cards drawn again, none of them counted elsewhere: a waste card
+    kept to the recycle is drawn again anyway, and blocked waste cards (`blocked_waste_cards`)
+    are in no chain. (Waiting for a card drawn after the next card of the chain only would not
+    do: c1 could go up between two later cards' draws, and a card after it too.)
+
+    The chains are found greedily in draw order: a card extends the open chain whose last card is
+    the highest it waits for (of two alike, the one that closes first), else opens a chain if a
+    later stock card makes it wait (any disjoint set of chains gives a bound). A chain closes at
+    the last stock card its first card waits for. Open chains are kept without allocating: a bit
+    per talon position for each chain's last card, and 5 bits per position for where it closes.
+    """
+    first = state[WASTE_COUNT]
+    length = state[TALON_LEN]
+    chain_ends = 0  # bit p: the card at talon position p ends an open chain
+    closes_low = closes_high = 0  # 5 bits per position p (< 12, >= 12): where the chain ending at p closes
+    links = 0
+    for position in range(length):
+        if position < first and (blocked_waste_cards >> position) & 1:
+            continue
+        card = state[TALON + position]
+        extended = -1  # the position of the chain end this card extends
+        closes = -1
+        if position >= first:
+            ends = chain_ends
+            while ends != 0:
+                end = _lowest_bit_index(ends)
+                ends &= ends - 1
+                end_closes = _chain_closes(closes_low, closes_high, end)
+                if end_closes <= position:
+                    chain_ends &= ~(1 << end)
+                elif _waits_for(card, state[TALON + end], auto) and (
+                        extended < 0 or CARD_VALUE[state[TALON + end]] > CARD_VALUE[state[TALON + extended]] or (
+                            CARD_VALUE[state[TALON + end]] == CARD_VALUE[state[TALON + extended]] and end_closes < closes)):
+                    # the highest end it waits for; of equal ones, the chain that closes first
+                    extended, closes = end, end_closes
+        if extended >= 0:
+            links += 1
+            chain_ends = (chain_ends & ~(1 << extended)) | (1 << position)
+        else:
+            for later in range(length - 1, max(position, first - 1), -1):
+                if _waits_for(card, state[TALON + later], auto):
+                    closes = later
+                    break
+            if closes < 0:
+                continue
+            chain_ends |= 1 << position
+        if position < 12:
+            closes_low |= closes << (5 * position)
+        else:
+            closes_high |= closes << (5 * (position - 12))
+    return links
+
+
+@kernel
+def _chain_closes(closes_low, closes_high, end):
+    """The closing position of the open chain ending at talon position `end` (`talon_chain_links`)."""
+    if end < 12:
+        return (closes_low >> (5 * end)) & 31
+    return (closes_high >> (5 * (end - 12))) & 31
+
+
+@kernel
+def _lowest_bit_index(word):
+    """The index of the lowest set bit of a non-zero int64."""
+    index = 0
+    while not (word >> index) & 1:
+        index += 1
+    return index
 
 
 @kernel

@@ -35,7 +35,8 @@ from solver.movegen import MAX_MOVES, MOVE_FIELDS, generate_choices
 from solver.bnb import position_bound
 from solver.deadends import ALL_CARDS, relaxed_game, relaxed_unwinnable
 from solver.objective import (CARD_WEIGHT, NEVER, UNLIMITED_RECYCLES, actions_lower_bound, blocked_actions,
-                              empty_pile_actions, no_win_bound, objective_params, talon_pairs, upper_bound)
+                              empty_pile_actions, no_win_bound, objective_params, talon_chain_links, talon_pairs,
+                              upper_bound)
 from solver.optimal import aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
@@ -539,6 +540,83 @@ def test_the_actions_bound_with_talon_pairs_never_exceeds_the_fewest_actions():
         without_auto += (stock_pairs > 0 or paired_waste != 0) and not rules.auto_play
     assert checked >= TALON_CASES // 2 and with_stock_pairs >= 10 and with_waste_pairs >= 3 and without_auto >= 3, \
         (checked, with_stock_pairs, with_waste_pairs, without_auto)
+
+
+@pytest.mark.parametrize("stock, waste, auto, blocked_waste, links, expected", [
+    # The 5h, 7c and 9d each wait for the ones before and for the 2s drawn after them: two of the
+    # three leave the waste by a move (or stay to the recycle). Pairs count one of them only.
+    ("5h 7c 9d 2s", "", True, 0, 2, 2),
+    ("5h 7h 9h 2h", "", False, 0, 2, 2),
+    ("5h 7c 9d 2h", "", False, 0, 0, 0),  # without auto-play, only cards of one suit wait in turn
+    # The 2s comes before the 9d: the 5h may go up between the 7c's move and the 9d's draw, and the
+    # 9d after it. The chain 5h 7c closes at the 2s.
+    ("5h 7c 2s 9d", "", True, 0, 1, 1),
+    ("7c 9d 2s", "5h", True, 0, 2, 2),  # a waste card opens the chain
+    # The 5h on the 4d is counted on its own (waste position 1 is blocked): the 4d opens the chain.
+    ("7c 9d 2s", "4d 5h", True, 0b10, 2, 3),
+    # Two chains, all of whose cards wait for the 2c: 4h 6c 8d 9h Ts and 3s 5d 7c.
+    ("4h 6c 8d 3s 5d 7c 9h Ts 2c", "", True, 0, 6, 6),
+])
+def test_talon_chains_by_hand(stock, waste, auto, blocked_waste, links, expected):
+    state = encode(talon_position(stock, waste))
+    assert talon_chain_links(state, auto, blocked_waste) == links
+    assert blocked_actions(state, auto, 1, UNLIMITED_RECYCLES) == expected
+    stock_pairs, paired_waste = talon_pairs(state, auto, 1, blocked_waste)
+    assert links >= stock_pairs + bin(paired_waste).count("1")
+
+
+CHAIN_CASES = 120
+
+
+def chain_case(index: int):
+    """A small random position with most cards in the stock, drawn one at a time, laid in a rising
+    run (with auto-play, of values; without, of one suit) with a lower card after it, where the
+    chains of `talon_chain_links` lie; rules without scoring. One suit has several cards in play,
+    for low values."""
+    rng = random.Random(f"chain-bound-{index}")
+    auto = rng.random() < 0.6
+    missing = [rng.randint(0, 1) for _ in range(4)]
+    missing[rng.randrange(4)] = rng.randint(4, 6)
+    foundations = [13 - m for m in missing]
+    cards = in_play_cards(foundations)
+    rng.shuffle(cards)
+    stock = cards[:max(len(cards) - rng.randint(1, 3), 1)]
+    stock.sort(key=lambda card: (0 if auto else card // 13, card % 13))
+    low = rng.randrange(len(stock) // 2 + 1)
+    stock.append(stock.pop(low))  # a low card after the run
+    for _ in range(rng.randint(0, 1)):  # and some disorder
+        i, j = rng.randrange(len(stock)), rng.randrange(len(stock))
+        stock[i], stock[j] = stock[j], stock[i]
+    piles: list[list[int]] = [[] for _ in range(7)]
+    face_down = [0] * 7
+    rest, waste = cards[len(stock):], []
+    for card in rest:
+        (piles[rng.randrange(2)] if rng.random() < 0.7 else waste).append(card)
+    for pile, cards_in_pile in enumerate(piles):
+        face_down[pile] = max(len(cards_in_pile) - 1, 0)
+    position = Position(piles, face_down, stock, waste, foundations, 1)
+    check_position(position)
+    rules = Ruleset("test", draw=1, passes=rng.choice((1, 2, 3)), auto_play=auto, scoring=None,
+                    seconds_per_action=None)
+    return position, rules
+
+
+def test_the_actions_bound_with_talon_chains_never_exceeds_the_fewest_actions():
+    """On small positions whose stock, drawn one at a time, holds rising runs with a lower card
+    after them, `actions_lower_bound`, which counts the chain links, is at most the fewest actions
+    of a win the exhaustive oracle finds; in many of them the links count more than the pairs, with
+    and without auto-play, and with a recycle allowed."""
+    checked = beyond_pairs = beyond_without_auto = beyond_with_recycles = 0
+    for rules, state in bound_checked_cases(chain_case, CHAIN_CASES):
+        checked += 1
+        blocked_waste = 0
+        stock_pairs, paired_waste = talon_pairs(state, rules.auto_play, 1, blocked_waste)
+        beyond = talon_chain_links(state, rules.auto_play, blocked_waste) > stock_pairs + bin(paired_waste).count("1")
+        beyond_pairs += beyond
+        beyond_without_auto += beyond and not rules.auto_play
+        beyond_with_recycles += beyond and rules.passes != 1
+    assert checked >= CHAIN_CASES // 2 and beyond_pairs >= 10 and beyond_without_auto >= 3 \
+        and beyond_with_recycles >= 5, (checked, beyond_pairs, beyond_without_auto, beyond_with_recycles)
 
 
 def king_position(bottoms: str, face_down_king: bool = False) -> Position:
