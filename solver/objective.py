@@ -15,7 +15,7 @@ import numpy as np
 
 from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
     card_points
-from .cardsets import card_count, single
+from .cardsets import card_count, lowest_bit_index, single
 from .deadends import ALL_CARDS
 from .jitcache import kernel
 from .rules import TIME_LIMIT_SECONDS, Ruleset
@@ -373,6 +373,15 @@ def talon_chain_links(state, auto, blocked_waste_cards):
     chain_ends = 0  # bit p: the card at talon position p ends an open chain
     closes_low = closes_high = 0  # 5 bits per position p (< 12, >= 12): where the chain ending at p closes
     links = 0
+    last_lower = 0  # with auto-play, 5 bits per value v of 2..13: 1 + the last stock position of a lower value
+    if auto:
+        lowest = 14  # the lowest value from the position looked at to the stock's end
+        for position in range(length - 1, first - 1, -1):
+            value = CARD_VALUE[state[TALON + position]]
+            for higher in range(value + 1, lowest + 1 if lowest < 14 else 14):
+                last_lower |= (position + 1) << (5 * (higher - 2))
+            if value < lowest:
+                lowest = value
     for position in range(length):
         if position < first and (blocked_waste_cards >> position) & 1:
             continue
@@ -382,7 +391,7 @@ def talon_chain_links(state, auto, blocked_waste_cards):
         if position >= first:
             ends = chain_ends
             while ends != 0:
-                end = _lowest_bit_index(ends)
+                end = np.int64(lowest_bit_index(np.uint64(ends)))
                 ends &= ends - 1
                 end_closes = _chain_closes(closes_low, closes_high, end)
                 if end_closes <= position:
@@ -396,11 +405,15 @@ def talon_chain_links(state, auto, blocked_waste_cards):
             links += 1
             chain_ends = (chain_ends & ~(1 << extended)) | (1 << position)
         else:
-            for later in range(length - 1, max(position, first - 1), -1):
-                if _waits_for(card, state[TALON + later], auto):
-                    closes = later
-                    break
-            if closes < 0:
+            if auto:
+                closes = (last_lower >> (5 * (CARD_VALUE[card] - 2))) & 31 if CARD_VALUE[card] > 1 else 0
+                closes -= 1
+            else:
+                for later in range(length - 1, max(position, first - 1), -1):
+                    if _waits_for(card, state[TALON + later], auto):
+                        closes = later
+                        break
+            if closes <= position:
                 continue
             chain_ends |= 1 << position
         if position < 12:
@@ -416,15 +429,6 @@ def _chain_closes(closes_low, closes_high, end):
     if end < 12:
         return (closes_low >> (5 * end)) & 31
     return (closes_high >> (5 * (end - 12))) & 31
-
-
-@kernel
-def _lowest_bit_index(word):
-    """The index of the lowest set bit of a non-zero int64."""
-    index = 0
-    while not (word >> index) & 1:
-        index += 1
-    return index
 
 
 @kernel
