@@ -213,6 +213,7 @@ ROOM_ROUNDS = 4
 # 48.8 s and 49.2 s with a table half the size and more nodes; with half the memory each
 # (before), `best` proved seed 10 in 52.4 s and neither of the others within 60 s.
 TABLE_BUDGET = 0.7
+TALON_TABLE_SHARE = 1 / 16  # of the memory budget, for the table of talon positions (`BestFirst`)
 STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never that many macro-moves
 
 
@@ -242,7 +243,13 @@ class BestFirst(OptimalSearch):
         super().__init__(memory_mb * TABLE_BUDGET)
         node_bytes = self.node_record.itemsize + sum(np.dtype(dtype).itemsize for dtype in self.node_work.values())
         stack_bytes = min(self.max_stack_bytes, STACK_RESERVE * self._level_bytes())
-        nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes
+        # A visit of a position but for a waste of fewer cards, from which drawing reaches this
+        # one with no more actions and no card going up, dominates it (`tt.talon_dominated`).
+        talon_entries = 1 << max(10, int(memory_mb * (1 << 20) * TALON_TABLE_SHARE / 16).bit_length() - 1)
+        self.talon_keys = np.zeros(talon_entries, dtype=np.uint64)
+        self.talon_info = np.zeros(talon_entries, dtype=np.int64)
+        nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes - \
+            talon_entries * 16
         capacity = max(4 * MAX_MOVES, nodes_budget // node_bytes)
         # np.empty takes address space only: pages are used as nodes are stored
         records = np.empty(capacity, dtype=self.node_record)
@@ -266,7 +273,8 @@ class BestFirst(OptimalSearch):
                 self.table[2], self.ctx, self.params, self.obj, self.card_points)
 
     def _kernel(self, node_budget: int) -> int:
-        status = best_first_chunk(*self._arrays(), node_budget, self.scratch, self.moves)
+        status = best_first_chunk(*self._arrays(), node_budget, self.scratch, self.moves, self.talon_keys,
+                                  self.talon_info)
         if status == NODES_FULL:
             if self._make_room():
                 return RUNNING

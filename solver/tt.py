@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .jitcache import kernel
+from .movegen import auto_playable
+from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_WASTE_COUNT
 
 @kernel
 def find_slot(keys, key):
@@ -169,3 +171,50 @@ def flush_scored(keys, points, actions, keep_keys, keep_points, keep_actions, ke
         if tt_visit_scored(keys, points, actions, keep_keys[i], keep_points[i], keep_actions[i]):
             count += 1
     return count
+
+
+# The table of talon positions (best-first): the same position but for how far the stock has
+# been drawn, one entry a slot, lost when another lands there.
+
+
+@kernel
+def talon_key(key, state):
+    """The key of a position without its talon position: `key` (`bnb.scored_key`) with the waste
+    count taken out."""
+    free = key ^ ZOBRIST_WASTE_COUNT[state[WASTE_COUNT]]
+    return free if free != 0 else np.uint64(1)
+
+
+@kernel
+def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, draw, auto):
+    """True if the talon table holds a visit of this position, but for a waste of fewer cards,
+    from which drawing (no drawn card going up by auto-play) reaches this position with at most
+    `actions` and at least `points`: that visit reaches everything this one can, at least as well."""
+    slot = np.int64(free_key & np.uint64(talon_keys.shape[0] - 1))
+    if talon_keys[slot] != free_key:
+        return False
+    info = talon_info[slot]
+    stored_waste = info & 255
+    stored_actions = (info >> 8) & 0xFFFF
+    stored_points = info >> 24
+    waste = np.int64(state[WASTE_COUNT])
+    if stored_waste > waste or stored_points < points:
+        return False
+    gap = waste - stored_waste
+    if gap % draw != 0 and waste != state[TALON_LEN]:
+        return False  # not a position the draws stop at
+    if stored_actions + (gap + draw - 1) // draw > actions:
+        return False
+    if auto:
+        for position in range(stored_waste, waste):
+            if auto_playable(state, state[TALON + position]):
+                return False
+    return True
+
+
+@kernel
+def talon_store(talon_keys, talon_info, free_key, state, points, actions):
+    """Keep a visit in the talon table, replacing whatever was in its slot."""
+    slot = np.int64(free_key & np.uint64(talon_keys.shape[0] - 1))
+    talon_keys[slot] = free_key
+    talon_info[slot] = (np.int64(points) << 24) | (np.int64(actions) << 8) | np.int64(state[WASTE_COUNT])

@@ -16,15 +16,17 @@ import numpy as np
 import pytest
 
 from solver import line as line_module
-from solver.bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT, compact, heap_key,
-                              heap_pop, heap_push, key_bound, key_node)
+from solver.bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT, F_TALON_DOMINATED, compact,
+                              heap_key, heap_pop, heap_push, key_bound, key_node)
 from solver.objective import NEVER, WON_BASE
 from solver.deal import Deal
 from solver.game import Game, replay
 from solver.optimal import BestFirst, best, line_value
 from solver.rules import PRESETS
 from solver.runner import FIRST_TABLE_ENTRIES, ChunkedSearch
-from test_optimal import CASES, CASES_BY_ID, DEAL0, oracle_answer, with_clock
+from solver.state import WASTE_COUNT, ZOBRIST_WASTE_COUNT, encode
+from solver.tt import talon_dominated, talon_key, talon_store
+from test_optimal import CASES, CASES_BY_ID, DEAL0, oracle_answer, talon_position, with_clock
 
 
 def test_the_heap_gives_nodes_back_highest_key_first():
@@ -151,6 +153,52 @@ def test_best_first_alone_proves_a_line_the_engine_values_alike(name, seed):
     assert line_value(depth_first.game) <= search.best_value
     if depth_first.optimal:
         assert line_value(depth_first.game) == search.best_value
+
+
+@pytest.mark.parametrize("stored_waste, stored_points, stored_actions, draw, auto, dominated", [
+    (1, 500, 10, 1, False, True),  # three draws from the stored visit: 13 actions, here 13
+    (1, 500, 11, 1, False, False),  # 14 actions
+    (1, 400, 10, 1, False, False),  # fewer points
+    (5, 500, 10, 1, False, False),  # a waste of more cards: it would take a recycle
+    (4, 500, 12, 1, False, True),  # the same waste, fewer actions
+    (1, 500, 10, 1, True, False),  # with auto-play, the Ac drawn on the way goes up
+    (2, 500, 10, 1, True, False),  # the Ac is drawn first
+    (3, 500, 12, 1, True, True),  # the 7d drawn does not go up
+    (1, 500, 10, 3, False, True),  # one draw of three
+    (2, 500, 10, 3, False, False),  # no draw of three stops here from there
+])
+def test_a_visit_with_a_smaller_waste_dominates_when_drawing_reaches_this_one(stored_waste, stored_points,
+                                                                                stored_actions, draw, auto, dominated):
+    """The talon table (`tt.talon_dominated`): the same position, but for how far the stock was
+    drawn, dominates when drawing from it reaches this one with at most the actions, at least the
+    points, and no drawn card going up by auto-play on the way."""
+    here = talon_position("9s Jd", "Kc 5h Ac 7d")  # the waste's bottom first: 4 waste cards
+    state = encode(here)
+    assert state[WASTE_COUNT] == 4
+    keys = np.zeros(1024, dtype=np.uint64)
+    info = np.zeros(1024, dtype=np.int64)
+    stored = state.copy()
+    stored[WASTE_COUNT] = stored_waste
+    without_waste = np.uint64(0x1234_5678_9ABC_DEF1)  # a key, but for the waste count
+    free_key = talon_key(without_waste ^ ZOBRIST_WASTE_COUNT[stored_waste], stored)
+    assert free_key == talon_key(without_waste ^ ZOBRIST_WASTE_COUNT[4], state) == without_waste
+    talon_store(keys, info, free_key, stored, stored_points, stored_actions)
+    assert talon_dominated(keys, info, free_key, state, 500, 13, draw, auto) == dominated
+
+
+@pytest.mark.parametrize("name, seed", [("harmony", 5), ("classic-draw3", 5), ("classic", 3)])
+def test_the_talon_table_spares_children_and_the_optimum_is_the_depth_first_one(name, seed):
+    """The optimum the best-first search proves with its talon table is the one the depth-first
+    search (which has none) proves; with unlimited passes the table cuts children (these searches
+    under pass limits are small: it cuts none)."""
+    rules = PRESETS[name]
+    origin = Game(Deal.from_seed(seed), rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 256)
+    search.run(5_000_000)
+    assert search.proved
+    assert (search.ctx[F_TALON_DOMINATED] > 0) == (rules.passes is None), search.ctx[F_TALON_DOMINATED]
+    depth_first = best(Deal.from_seed(seed), rules, max_nodes=5_000_000, best_first=False)
+    assert depth_first.optimal and line_value(depth_first.game) == search.best_value
 
 
 @functools.lru_cache(maxsize=None)
