@@ -220,7 +220,8 @@ STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never
 class BestFirst(OptimalSearch):
     """One resumable best-first optimal search (`bestfirst.best_first_chunk`): the same answers
     as `BranchAndBound`, found in bound order. Its table takes a fifth to a third of the memory
-    budget (`TABLE_BUDGET`), its nodes and heap the rest. When the nodes are all used it frees
+    budget (`TABLE_BUDGET`), its table of talon positions a sixteenth (`TALON_TABLE_SHARE`), its
+    nodes and heap the rest. When the nodes are all used it frees
     those it no longer needs and, if that is not enough, drops the open nodes of lowest bound: its
     answer is then a proof only if its best line reaches their bound."""
 

@@ -18,6 +18,7 @@ from .jitcache import kernel
 from .movegen import auto_playable
 from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_WASTE_COUNT
 
+
 @kernel
 def find_slot(keys, key):
     """The slot of `key` in the table, or the empty slot where it would go (linear probing)."""
