@@ -243,7 +243,9 @@ def waste_blocked_actions(state, auto, draw, recycles_left):
         stock_pairs, paired_waste_cards = talon_pairs(state, auto, draw, blocked_cards)
     blocked_total, waste_pairs = _bit_count(blocked_cards), _bit_count(paired_waste_cards)
     cheapest = blocked_total + stock_pairs + waste_pairs
-    if recycles_left <= 0:
+    if recycles_left <= 0 or draw == 1:
+        # With one card a draw a recycle costs more than it saves: itself and a draw for each of
+        # the k cards kept, against at most an action for each blocked one among them.
         return cheapest
     blocked = waste_pairs_kept = 0  # among the bottom `kept` waste cards
     next_pairs = 0  # pairs of the next pass among the bottom `kept` (one a draw at most)
