@@ -14,8 +14,8 @@ import numpy as np
 from .deadends import ALL_CARDS, relaxed_game
 from .jitcache import kernel
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
-from .objective import (OBJ_FREE_PASSES, OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, no_win_bound, recycle_penalties,
-                        record_placements, stop_value, upper_bound, within_time, won_value)
+from .objective import (OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, no_win_bound, pass_class, pass_classes,
+                        recycle_penalties, record_placements, stop_value, upper_bound, within_time, won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
     foundation_total, state_hash
@@ -40,9 +40,8 @@ def scored_key(state, params, obj, placed):
     """
     pass_limit = params[PARAM_PASS_LIMIT]
     key = state_hash(state, pass_limit != 0, state[WASTE_COUNT])
-    if pass_limit == 0 and obj[OBJ_MODE] == SCORED:
-        pass_class = state[PASS] if state[PASS] < obj[OBJ_FREE_PASSES] else obj[OBJ_FREE_PASSES]
-        key ^= ZOBRIST_PASS[pass_class]
+    if pass_classes(obj):
+        key ^= ZOBRIST_PASS[pass_class(obj, state)]
     for suit in range(4):
         for card in range(suit * 13 + state[FOUNDATION + suit], suit * 13 + 13):  # the suit's cards not up
             if placed[card]:

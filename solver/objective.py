@@ -509,6 +509,22 @@ def _stop_bound(obj, still, actions):
 
 
 @kernel
+def pass_classes(obj):
+    """Whether positions are told apart by `pass_class` (under a pass limit, the search keys hold
+    the pass itself; without scoring and a limit, the pass does not matter)."""
+    return obj[OBJ_PASS_LIMIT] == 0 and obj[OBJ_MODE] == SCORED
+
+
+@kernel
+def pass_class(obj, state):
+    """What the pass number matters for, with unlimited passes: under scoring, the passes before
+    recycles are penalised apart and every later one as one class (`OBJ_FREE_PASSES`); else 0."""
+    if not pass_classes(obj):
+        return 0
+    return state[PASS] if state[PASS] < obj[OBJ_FREE_PASSES] else obj[OBJ_FREE_PASSES]
+
+
+@kernel
 def recycle_penalties(obj, pass_before, pass_after):
     """Points lost to the recycles that took the pass number from `pass_before` to `pass_after`."""
     if obj[OBJ_MODE] == FEWEST or pass_after <= pass_before:

@@ -16,7 +16,8 @@ import numpy as np
 
 from .jitcache import kernel
 from .movegen import auto_playable
-from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_WASTE_COUNT
+from .objective import OBJ_AUTO, OBJ_DRAW, OBJ_FREE_PASSES, OBJ_PASS_LIMIT, pass_class, pass_classes, recycle_penalties
+from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_COUNT
 
 
 @kernel
@@ -179,50 +180,76 @@ def flush_scored(keys, points, actions, keep_keys, keep_points, keep_actions, ke
 
 
 @kernel
-def talon_key(key, state):
+def talon_key(key, state, obj):
     """The key of a position without its talon position: `key` (`bnb.scored_key`) with the waste
-    count taken out."""
+    count and the pass class (`objective.pass_class`) taken out."""
     free = key ^ ZOBRIST_WASTE_COUNT[state[WASTE_COUNT]]
+    if pass_classes(obj):
+        free ^= ZOBRIST_PASS[pass_class(obj, state)]
     return free if free != 0 else np.uint64(1)
 
 
 @kernel
-def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, draw, auto):
-    """True if the talon table holds a visit of this position, but for a waste of fewer cards,
-    from which drawing (no drawn card going up by auto-play) reaches this position with at most
-    `actions` and at least `points`: that visit reaches everything this one can, at least as well."""
+def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, obj):
+    """True if the talon table holds a visit of this position, but for how far the stock was drawn
+    (and, with unlimited passes, the pass), from which drawing, and recycling, reaches this
+    position (no drawn card going up by auto-play) with at most `actions` and at least `points`:
+    that visit reaches everything this one can, at least as well.
+
+    Within a pass the stored visit has a waste of at most this one's; through a recycle (unlimited
+    passes: the pass does not count, or only its class), any waste: it draws the rest of its
+    stock, recycles, and draws this waste again."""
     slot = _talon_slot(talon_keys, free_key)
     if talon_keys[slot] != free_key:
         return False
-    stored_waste, stored_actions, stored_points = _talon_entry(talon_info[slot])
+    stored_waste, stored_class, stored_actions, stored_points = _talon_entry(talon_info[slot])
     waste = np.int64(state[WASTE_COUNT])
-    if stored_waste > waste or stored_points < points:
+    length = np.int64(state[TALON_LEN])
+    draw = obj[OBJ_DRAW]
+    here_class = pass_class(obj, state)
+    if stored_class == here_class and stored_waste <= waste:
+        gap = waste - stored_waste
+        if gap % draw != 0 and waste != length:
+            return False  # not a position the draws from there stop at
+        if stored_points < points or stored_actions + (gap + draw - 1) // draw > actions:
+            return False
+        return not _draws_auto_play(state, stored_waste, waste, obj)
+    if obj[OBJ_PASS_LIMIT] != 0 or (waste % draw != 0 and waste != length):
         return False
-    gap = waste - stored_waste
-    if gap % draw != 0 and waste != state[TALON_LEN]:
-        return False  # not a position the draws stop at
-    if stored_actions + (gap + draw - 1) // draw > actions:
+    # through a recycle: the next pass draws from the talon's first card
+    next_class = stored_class + 1 if 0 < stored_class < obj[OBJ_FREE_PASSES] else stored_class
+    if next_class != here_class:
         return False
-    if auto:
-        for position in range(stored_waste, waste):
-            if auto_playable(state, state[TALON + position]):
-                return False
-    return True
+    penalty = recycle_penalties(obj, stored_class, stored_class + 1)  # a class stands for its passes alike
+    cost = (length - stored_waste + draw - 1) // draw + 1 + (waste + draw - 1) // draw
+    if stored_points - penalty < points or stored_actions + cost > actions:
+        return False
+    return not _draws_auto_play(state, stored_waste, length, obj) and not _draws_auto_play(state, 0, waste, obj)
 
 
 @kernel
-def talon_store(talon_keys, talon_info, free_key, state, points, actions):
+def _draws_auto_play(state, first, end, obj):
+    """True if, with auto-play, a talon card at positions first..end-1 would go up when drawn."""
+    if obj[OBJ_AUTO]:
+        for position in range(first, end):
+            if auto_playable(state, state[TALON + position]):
+                return True
+    return False
+
+
+@kernel
+def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
     """Keep a visit in the talon table, in place of whatever is in its slot, but for a visit of the
     same position whose actions less its waste count are fewer (it dominates more of the visits to
     come: on `harmony` seed 43, 7% fewer positions than always replacing)."""
     slot = _talon_slot(talon_keys, free_key)
     waste = np.int64(state[WASTE_COUNT])
     if talon_keys[slot] == free_key:
-        stored_waste, stored_actions, _ = _talon_entry(talon_info[slot])
+        stored_waste, _, stored_actions, _ = _talon_entry(talon_info[slot])
         if stored_actions - stored_waste < actions - waste:
             return
     talon_keys[slot] = free_key
-    talon_info[slot] = (np.int64(points) << 24) | (np.int64(actions) << 8) | waste
+    talon_info[slot] = (np.int64(points) << 24) | (np.int64(actions) << 8) | (pass_class(obj, state) << 6) | waste
 
 
 @kernel
@@ -233,6 +260,6 @@ def _talon_slot(talon_keys, free_key):
 
 @kernel
 def _talon_entry(info):
-    """(waste count, actions, points) of a talon table entry (`talon_store` packs them: 8, 16 and
-    the upper 40 bits, the points signed)."""
-    return info & 255, (info >> 8) & 0xFFFF, info >> 24
+    """(waste count, pass class, actions, points) of a talon table entry (`talon_store` packs them:
+    6, 2, 16 and the upper 40 bits, the points signed)."""
+    return info & 63, (info >> 6) & 3, (info >> 8) & 0xFFFF, info >> 24

@@ -18,13 +18,13 @@ import pytest
 from solver import line as line_module
 from solver.bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT, F_TALON_DOMINATED, compact,
                               heap_key, heap_pop, heap_push, key_bound, key_node)
-from solver.objective import NEVER, WON_BASE
+from solver.objective import NEVER, WON_BASE, objective_params, pass_class, pass_classes
 from solver.deal import Deal
 from solver.game import Game, replay
 from solver.optimal import BestFirst, best, line_value
-from solver.rules import PRESETS
+from solver.rules import PRESETS, Ruleset
 from solver.runner import FIRST_TABLE_ENTRIES, ChunkedSearch
-from solver.state import WASTE_COUNT, ZOBRIST_WASTE_COUNT, encode
+from solver.state import PASS, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_COUNT, encode
 from solver.tt import talon_dominated, talon_key, talon_store
 from test_optimal import CASES, CASES_BY_ID, DEAL0, oracle_answer, talon_position, with_clock
 
@@ -159,31 +159,70 @@ def test_best_first_alone_proves_a_line_the_engine_values_alike(name, seed):
     (1, 500, 10, 1, False, True),  # three draws from the stored visit: 13 actions, here 13
     (1, 500, 11, 1, False, False),  # 14 actions
     (1, 400, 10, 1, False, False),  # fewer points
-    (5, 500, 10, 1, False, False),  # a waste of more cards: it would take a recycle
+    (5, 500, 10, 1, False, False),  # a waste of more cards: a draw, the recycle and four draws, 16 actions
+    (5, 500, 7, 1, False, True),  # ... 13 actions
+    (5, 500, 8, 1, False, False),  # ... 14 actions
+    (5, 500, 7, 1, True, False),  # ... but the Ac drawn again goes up
     (4, 500, 12, 1, False, True),  # the same waste, fewer actions
     (1, 500, 10, 1, True, False),  # with auto-play, the Ac drawn on the way goes up
     (2, 500, 10, 1, True, False),  # the Ac is drawn first
     (3, 500, 12, 1, True, True),  # the 7d drawn does not go up
     (1, 500, 10, 3, False, True),  # one draw of three
     (2, 500, 10, 3, False, False),  # no draw of three stops here from there
+    (5, 500, 9, 3, False, False),  # nor from the next pass's first card (3, 6)
 ])
 def test_a_visit_with_a_smaller_waste_dominates_when_drawing_reaches_this_one(stored_waste, stored_points,
                                                                                 stored_actions, draw, auto, dominated):
     """The talon table (`tt.talon_dominated`): the same position, but for how far the stock was
-    drawn, dominates when drawing from it reaches this one with at most the actions, at least the
-    points, and no drawn card going up by auto-play on the way."""
-    here = talon_position("9s Jd", "Kc 5h Ac 7d")  # the waste's bottom first: 4 waste cards
+    drawn, dominates when drawing (and, with unlimited passes, recycling) from it reaches this one
+    with at most the actions, at least the points, and no drawn card going up by auto-play on the way."""
+    rules = Ruleset(draw=draw, passes=None, auto_play=auto)
+    assert talon_table_answer(rules, talon_position("9s Jd", "Kc 5h Ac 7d"), stored_waste, 1, stored_points,
+                              stored_actions) == dominated
+
+
+@pytest.mark.parametrize("passes, scoring, stored_pass, here_pass, stored_points, dominated", [
+    (None, None, 1, 1, 500, True),  # no scoring: the pass does not count
+    (3, None, 1, 1, 500, False),  # under a pass limit it does: a recycle leads to another position
+    (None, "harmony", 1, 2, 500, True),  # the second pass begins without a penalty
+    (None, "harmony", 1, 1, 500, False),  # the recycle would begin the second pass, not the first
+    (None, "harmony", 2, 2, 500, False),  # the third pass begins with a penalty of 400
+    (None, "harmony", 2, 2, 900, True),
+    (None, "harmony", 3, 2, 900, True),  # the second pass and later ones are one class
+    (None, "harmony", 2, 1, 900, False),  # no recycle leads back to the first pass
+])
+def test_a_visit_in_an_earlier_pass_dominates_when_recycling_reaches_this_one(passes, scoring, stored_pass,
+                                                                            here_pass, stored_points, dominated):
+    """Through a recycle (`tt.talon_dominated`): from a waste of five of the six talon cards, a
+    draw, the recycle and four draws reach a waste of four in the next pass: 6 actions. The pass
+    counts as it does for the points (`objective.pass_class`)."""
+    rules = Ruleset(draw=1, passes=passes, scoring=scoring)
+    here = talon_position("9s Jd", "Kc 5h Ac 7d")
+    here.pass_number = here_pass
+    assert talon_table_answer(rules, here, 5, stored_pass, stored_points, 7) == dominated
+
+
+def talon_table_answer(rules, here, stored_waste, stored_pass, stored_points, stored_actions):
+    """Whether a visit of `here` with 500 points and 13 actions is dominated by the talon table
+    holding a visit of the same cards with this waste count, pass, points and actions."""
+    obj, _ = objective_params(rules)
     state = encode(here)
     assert state[WASTE_COUNT] == 4
     keys = np.zeros(1024, dtype=np.uint64)
     info = np.zeros(1024, dtype=np.int64)
     stored = state.copy()
     stored[WASTE_COUNT] = stored_waste
-    without_waste = np.uint64(0x1234_5678_9ABC_DEF1)  # a key, but for the waste count
-    free_key = talon_key(without_waste ^ ZOBRIST_WASTE_COUNT[stored_waste], stored)
-    assert free_key == talon_key(without_waste ^ ZOBRIST_WASTE_COUNT[4], state) == without_waste
-    talon_store(keys, info, free_key, stored, stored_points, stored_actions)
-    assert talon_dominated(keys, info, free_key, state, 500, 13, draw, auto) == dominated
+    stored[PASS] = stored_pass
+    without_talon = np.uint64(0x1234_5678_9ABC_DEF1)  # a key, but for the waste count and the pass class
+
+    def key_of(position_state):
+        key = without_talon ^ ZOBRIST_WASTE_COUNT[position_state[WASTE_COUNT]]
+        return key ^ ZOBRIST_PASS[pass_class(obj, position_state)] if pass_classes(obj) else key
+
+    free_key = talon_key(key_of(stored), stored, obj)
+    assert free_key == talon_key(key_of(state), state, obj) == without_talon
+    talon_store(keys, info, free_key, stored, stored_points, stored_actions, obj)
+    return talon_dominated(keys, info, free_key, state, 500, 13, obj)
 
 
 @pytest.mark.parametrize("name, seed", [("harmony", 5), ("classic-draw3", 5), ("classic", 3)])
