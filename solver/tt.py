@@ -196,9 +196,10 @@ def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, ob
     position (no drawn card going up by auto-play) with at most `actions` and at least `points`:
     that visit reaches everything this one can, at least as well.
 
-    Within a pass the stored visit has a waste of at most this one's; through a recycle (unlimited
-    passes: the pass does not count, or only its class), any waste: it draws the rest of its
-    stock, recycles, and draws this waste again."""
+    Within a pass the stored visit has a waste of at most this one's (or it is of an earlier pass
+    class: with the same layout, a pass with more free recycles to come is worth at least as much);
+    through a recycle (unlimited passes: the pass does not count, or only its class), any waste: it
+    draws the rest of its stock, recycles, and draws this waste again."""
     slot = _talon_slot(talon_keys, free_key)
     if talon_keys[slot] != free_key:
         return False
@@ -207,7 +208,7 @@ def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, ob
     length = np.int64(state[TALON_LEN])
     draw = obj[OBJ_DRAW]
     here_class = pass_class(obj, state)
-    if stored_class == here_class and stored_waste <= waste:
+    if stored_class <= here_class and stored_waste <= waste:
         gap = waste - stored_waste
         if gap % draw != 0 and waste != length:
             return False  # not a position the draws from there stop at

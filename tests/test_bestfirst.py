@@ -202,6 +202,20 @@ def test_a_visit_in_an_earlier_pass_dominates_when_recycling_reaches_this_one(pa
     assert talon_table_answer(rules, here, 5, stored_pass, stored_points, 7) == dominated
 
 
+@pytest.mark.parametrize("stored_pass, here_pass, dominated", [
+    (1, 2, True),  # the first pass has a free recycle more to come than the second
+    (2, 3, True),  # the second and later ones are one class
+    (2, 1, False),
+])
+def test_a_visit_in_an_earlier_pass_class_dominates_the_same_layout_drawn_further(stored_pass, here_pass, dominated):
+    """Drawing within its pass (`tt.talon_dominated`): from a waste of one, three draws reach this
+    waste of four, 13 actions; the stored visit's pass may be of an earlier class than this one's."""
+    here = talon_position("9s Jd", "Kc 5h Ac 7d")
+    here.pass_number = here_pass
+    assert talon_table_answer(Ruleset(draw=1, passes=None, scoring="harmony"), here, 1, stored_pass, 500,
+                              10) == dominated
+
+
 def talon_table_answer(rules, here, stored_waste, stored_pass, stored_points, stored_actions):
     """Whether a visit of `here` with 500 points and 13 actions is dominated by the talon table
     holding a visit of the same cards with this waste count, pass, points and actions."""
