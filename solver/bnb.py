@@ -43,9 +43,12 @@ def scored_key(state, params, obj, placed):
     if pass_classes(obj):
         key ^= ZOBRIST_PASS[pass_class(obj, state)]
     for suit in range(4):
-        for card in range(suit * 13 + state[FOUNDATION + suit], suit * 13 + 13):  # the suit's cards not up
-            if placed[card]:
-                key ^= ZOBRIST_PLACED[card]
+        # the suit's cards not up but placed once: from its foundation's top to the highest it
+        # reached (a foundation is built in order)
+        for card in range(suit * 13 + state[FOUNDATION + suit], suit * 13 + 13):
+            if not placed[card]:
+                break
+            key ^= ZOBRIST_PLACED[card]
     if key == 0:
         key = np.uint64(1)
     return key

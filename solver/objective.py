@@ -488,11 +488,20 @@ def _points_still(card_points_table, placed, state, points, obj, reachable, turn
     """`points` plus every point still to be had from placing the cards of `reachable` not yet
     placed and from turning the face-down cards of `turnable`."""
     still = points
-    for card in range(52):
-        if placed[card] == 0 and reachable & single(card):
-            still += card_points_table[card]
+    for suit in range(4):
+        # the cards of a suit placed once are those up to the highest it reached (a foundation is
+        # built in order): the rest lie from the first one not placed on
+        first = suit * 13 + state[FOUNDATION + suit]
+        while first < suit * 13 + 13 and placed[first]:
+            first += 1
+        for card in range(first, suit * 13 + 13):
+            if reachable & single(card):
+                still += card_points_table[card]
     face_down = 0
     for pile in range(PILES):
+        if turnable == ALL_CARDS:
+            face_down += state[FACE_DOWN + pile]
+            continue
         base = PILE_CARDS + pile * PILE_SLOTS
         for index in range(state[FACE_DOWN + pile]):
             if turnable & single(state[base + index]):
