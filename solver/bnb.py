@@ -14,8 +14,9 @@ import numpy as np
 from .deadends import ALL_CARDS, relaxed_game
 from .jitcache import kernel
 from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
-from .objective import (OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, no_win_bound, pass_class, pass_classes,
-                        recycle_penalties, record_placements, stop_value, upper_bound, within_time, won_value)
+from .objective import (OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, first_never_placed, no_win_bound, pass_class,
+                        pass_classes, recycle_penalties, record_placements, stop_value, upper_bound, within_time,
+                        won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
     foundation_total, state_hash
@@ -42,12 +43,8 @@ def scored_key(state, params, obj, placed):
     key = state_hash(state, pass_limit != 0, state[WASTE_COUNT])
     if pass_classes(obj):
         key ^= ZOBRIST_PASS[pass_class(obj, state)]
-    for suit in range(4):
-        # the suit's cards not up but placed once: from its foundation's top to the highest it
-        # reached (a foundation is built in order)
-        for card in range(suit * 13 + state[FOUNDATION + suit], suit * 13 + 13):
-            if not placed[card]:
-                break
+    for suit in range(4):  # the suit's cards placed once but not up
+        for card in range(suit * 13 + state[FOUNDATION + suit], first_never_placed(placed, state, suit)):
             key ^= ZOBRIST_PLACED[card]
     if key == 0:
         key = np.uint64(1)

@@ -489,18 +489,13 @@ def _points_still(card_points_table, placed, state, points, obj, reachable, turn
     placed and from turning the face-down cards of `turnable`."""
     still = points
     for suit in range(4):
-        # the cards of a suit placed once are those up to the highest it reached (a foundation is
-        # built in order): the rest lie from the first one not placed on
-        first = suit * 13 + state[FOUNDATION + suit]
-        while first < suit * 13 + 13 and placed[first]:
-            first += 1
-        for card in range(first, suit * 13 + 13):
+        for card in range(first_never_placed(placed, state, suit), suit * 13 + 13):
             if reachable & single(card):
                 still += card_points_table[card]
     face_down = 0
     for pile in range(PILES):
         if turnable == ALL_CARDS:
-            face_down += state[FACE_DOWN + pile]
+            face_down += state[FACE_DOWN + pile]  # every face-down card counts
             continue
         base = PILE_CARDS + pile * PILE_SLOTS
         for index in range(state[FACE_DOWN + pile]):
@@ -526,11 +521,28 @@ def pass_classes(obj):
 
 @kernel
 def pass_class(obj, state):
+    """The class of the position's pass (`class_of_pass`)."""
+    return class_of_pass(obj, state[PASS])
+
+
+@kernel
+def class_of_pass(obj, pass_number):
     """What the pass number matters for, with unlimited passes: under scoring, the passes before
     recycles are penalised apart and every later one as one class (`OBJ_FREE_PASSES`); else 0."""
     if not pass_classes(obj):
         return 0
-    return state[PASS] if state[PASS] < obj[OBJ_FREE_PASSES] else obj[OBJ_FREE_PASSES]
+    return pass_number if pass_number < obj[OBJ_FREE_PASSES] else obj[OBJ_FREE_PASSES]
+
+
+@kernel
+def first_never_placed(placed, state, suit):
+    """The first card of `suit` never placed on its foundation. The cards placed once are those up
+    to the highest the foundation reached (it is built in order): those from its top to this one
+    are placed but not up, and those from this one on were never placed."""
+    card = suit * 13 + state[FOUNDATION + suit]
+    while card < suit * 13 + 13 and placed[card]:
+        card += 1
+    return card
 
 
 @kernel

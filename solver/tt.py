@@ -16,7 +16,7 @@ import numpy as np
 
 from .jitcache import kernel
 from .movegen import auto_playable
-from .objective import OBJ_AUTO, OBJ_DRAW, OBJ_FREE_PASSES, OBJ_PASS_LIMIT, pass_class, pass_classes, recycle_penalties
+from .objective import OBJ_AUTO, OBJ_DRAW, OBJ_PASS_LIMIT, class_of_pass, pass_class, pass_classes, recycle_penalties
 from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_COUNT
 
 
@@ -218,10 +218,9 @@ def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, ob
     if obj[OBJ_PASS_LIMIT] != 0 or (waste % draw != 0 and waste != length):
         return False
     # through a recycle: the next pass draws from the talon's first card
-    next_class = stored_class + 1 if 0 < stored_class < obj[OBJ_FREE_PASSES] else stored_class
-    if next_class != here_class:
+    if class_of_pass(obj, stored_class + 1) != here_class:  # a class stands for its passes alike
         return False
-    penalty = recycle_penalties(obj, stored_class, stored_class + 1)  # a class stands for its passes alike
+    penalty = recycle_penalties(obj, stored_class, stored_class + 1)
     cost = (length - stored_waste + draw - 1) // draw + 1 + (waste + draw - 1) // draw
     if stored_points - penalty < points or stored_actions + cost > actions:
         return False
