@@ -22,7 +22,7 @@ from pathlib import Path
 
 from numba import njit
 
-KERNEL_MODULES = ("jitcache", "state", "cardsets", "movegen", "canon", "deadends", "tt", "search", "objective", "bnb",
+KERNEL_MODULES = ("jitcache", "prefetch", "state", "cardsets", "movegen", "canon", "deadends", "tt", "search", "objective", "bnb",
                   "bestfirst")
 _MARKER = "kernels.fingerprint"
 

@@ -15,16 +15,29 @@ from __future__ import annotations
 import numpy as np
 
 from .jitcache import kernel
+from .prefetch import prefetch
 from .movegen import auto_playable
 from .objective import OBJ_AUTO, OBJ_DRAW, OBJ_PASS_LIMIT, class_of_pass, pass_class, pass_classes, recycle_penalties
 from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_COUNT
 
 
 @kernel
+def home_slot(keys, key):
+    """The slot where the probes for `key` start (the table's size is a power of two)."""
+    return np.int64(key & np.uint64(keys.shape[0] - 1))
+
+
+@kernel
+def prefetch_slot(keys, key):
+    """Start fetching the home slot of `key` into the cache, ahead of a probe (`prefetch`)."""
+    prefetch(keys, home_slot(keys, key))
+
+
+@kernel
 def find_slot(keys, key):
     """The slot of `key` in the table, or the empty slot where it would go (linear probing)."""
     mask = keys.shape[0] - 1
-    slot = np.int64(key & np.uint64(mask))
+    slot = home_slot(keys, key)
     while keys[slot] != key and keys[slot] != 0:
         slot = (slot + 1) & mask
     return slot
@@ -176,7 +189,7 @@ def flush_scored(keys, points, actions, keep_keys, keep_points, keep_actions, ke
 
 
 # The table of talon positions (best-first): the same position but for how far the stock has
-# been drawn, one entry a slot, lost when another lands there.
+# been drawn, one entry a slot (its key's home slot), lost when another lands there.
 
 
 @kernel
@@ -200,7 +213,7 @@ def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, ob
     class: with the same layout, a pass with more free recycles to come is worth at least as much);
     through a recycle (unlimited passes: the pass does not count, or only its class), any waste: it
     draws the rest of its stock, recycles, and draws this waste again."""
-    slot = _talon_slot(talon_keys, free_key)
+    slot = home_slot(talon_keys, free_key)
     if talon_keys[slot] != free_key:
         return False
     stored_waste, stored_class, stored_actions, stored_points = _talon_entry(talon_info[slot])
@@ -242,7 +255,7 @@ def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
     """Keep a visit in the talon table, in place of whatever is in its slot, but for a visit of the
     same position whose actions less its waste count are fewer (it dominates more of the visits to
     come: on `harmony` seed 43, 7% fewer positions than always replacing)."""
-    slot = _talon_slot(talon_keys, free_key)
+    slot = home_slot(talon_keys, free_key)
     waste = np.int64(state[WASTE_COUNT])
     if talon_keys[slot] == free_key:
         stored_waste, _, stored_actions, _ = _talon_entry(talon_info[slot])
@@ -252,10 +265,6 @@ def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
     talon_info[slot] = (np.int64(points) << 24) | (np.int64(actions) << 8) | (pass_class(obj, state) << 6) | waste
 
 
-@kernel
-def _talon_slot(talon_keys, free_key):
-    """The one slot of the talon table a key may sit in."""
-    return np.int64(free_key & np.uint64(talon_keys.shape[0] - 1))
 
 
 @kernel

@@ -17,7 +17,9 @@ import pytest
 
 from solver import line as line_module
 from solver.bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT, F_TALON_DOMINATED, compact,
-                              heap_key, heap_pop, heap_push, key_bound, key_node)
+                              heap_key, heap_pop, heap_push, key_bound, key_node, play_children)
+from solver.bnb import _play_child, scored_key
+from solver.movegen import generate_moves
 from solver.objective import NEVER, WON_BASE, objective_params, pass_class, pass_classes
 from solver.deal import Deal
 from solver.game import Game, replay
@@ -153,6 +155,40 @@ def test_best_first_alone_proves_a_line_the_engine_values_alike(name, seed):
     assert line_value(depth_first.game) <= search.best_value
     if depth_first.optimal:
         assert line_value(depth_first.game) == search.best_value
+
+
+@pytest.mark.parametrize("name, seed, actions", [("harmony", 5, 0), ("harmony", 5, 299), ("duel", 4, 294),
+                                                   ("classic-draw3", 8, 294)])
+def test_an_expansions_children_are_each_as_that_move_played_alone(name, seed, actions):
+    """`play_children` fills one row a move with what playing that move alone gives (the child's
+    state, placed cards, actions or -1 past the time limit, points and table key) and changes
+    neither table: fetching slots is only a hint. From 299 or 294 actions with the clock on, some
+    moves pass the 300 s limit and some do not (no limit without scoring)."""
+    rules = PRESETS[name]
+    search = BestFirst(Game(Deal.from_seed(seed), rules), rules, -(1 << 40), False, 16)
+    state, placed = search.stack["states"][0], search.stack["placed"][0]
+    moves = np.empty_like(search.moves)
+    count = generate_moves(state, search.params, moves)
+    children = tuple(np.zeros_like(array) for array in search.children)
+    tables = search.table[0].copy(), search.talon_keys.copy()
+    play_children(state, placed, 700, actions, moves, count, *children, search.table[0], search.talon_keys,
+                  search.params, search.obj, search.card_points)
+    states, placed_rows, actions_of, points_of, keys_of = children
+    alone, alone_placed = np.zeros_like(state), np.zeros_like(placed)
+    timed_out = 0
+    for index in range(count):
+        taken, points = _play_child(state, placed, 700, actions, moves[index], alone, alone_placed, search.params,
+                                    search.obj, search.card_points)
+        assert actions_of[index] == taken, index
+        if taken < 0:
+            timed_out += 1
+            continue
+        assert points_of[index] == points
+        assert (states[index] == alone).all() and (placed_rows[index] == alone_placed).all()
+        assert keys_of[index] == scored_key(alone, search.params, search.obj, alone_placed)
+    assert count > 2
+    assert (timed_out > 0) == (actions >= 294 and rules.scoring is not None) and timed_out < count
+    assert (search.table[0] == tables[0]).all() and (search.talon_keys == tables[1]).all()
 
 
 @pytest.mark.parametrize("stored_waste, stored_points, stored_actions, draw, auto, dominated", [
