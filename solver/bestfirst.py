@@ -304,6 +304,7 @@ def play_children(state, state_placed, points, actions, moves, count, children_s
         prefetch_slot(keys, key)
         prefetch_slot(talon_keys, talon_key(key, child, obj))
 
+
 @kernel
 def compact(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, node_remap,
             heap_keys, path_nodes, ctx, drop_key):

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from numba import njit
 
-KERNEL_MODULES = ("jitcache", "prefetch", "state", "cardsets", "movegen", "canon", "deadends", "tt", "search", "objective", "bnb",
-                  "bestfirst")
+KERNEL_MODULES = ("jitcache", "prefetch", "state", "cardsets", "movegen", "canon", "deadends", "tt", "search",
+                  "objective", "bnb", "bestfirst")
 _MARKER = "kernels.fingerprint"
 
 

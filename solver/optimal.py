@@ -260,10 +260,12 @@ class BestFirst(OptimalSearch):
         self.params, self.obj, self.card_points, root_points, root_actions = root
         self.scratch = np.empty(52, dtype=np.int8)
         self.moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
-        # an expansion's children, one row a move (`bestfirst.play_children`)
-        self.children = (np.empty((MAX_MOVES, STATE_SIZE), dtype=np.int8), np.empty((MAX_MOVES, 52), dtype=np.int8),
-                         np.empty(MAX_MOVES, dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64),
-                         np.empty(MAX_MOVES, dtype=np.uint64))
+        # an expansion's children, one row a move, in the kernels' order (`bestfirst.play_children`)
+        self.children = {"states": np.empty((MAX_MOVES, STATE_SIZE), dtype=np.int8),
+                         "placed": np.empty((MAX_MOVES, 52), dtype=np.int8),
+                         "actions": np.empty(MAX_MOVES, dtype=np.int64),
+                         "points": np.empty(MAX_MOVES, dtype=np.int64),
+                         "keys": np.empty(MAX_MOVES, dtype=np.uint64)}
         self.ctx[B_BEST] = incumbent
         self.ctx[F_BEST_NODE] = -1
         self.ctx[F_DROPPED] = NEVER
@@ -279,7 +281,7 @@ class BestFirst(OptimalSearch):
 
     def _kernel(self, node_budget: int) -> int:
         status = best_first_chunk(*self._arrays(), node_budget, self.scratch, self.moves, self.talon_keys,
-                                  self.talon_info, *self.children)
+                                  self.talon_info, *self.children.values())
         if status == NODES_FULL:
             if self._make_room():
                 return RUNNING

@@ -169,7 +169,7 @@ def test_an_expansions_children_are_each_as_that_move_played_alone(name, seed, a
     state, placed = search.stack["states"][0], search.stack["placed"][0]
     moves = np.empty_like(search.moves)
     count = generate_moves(state, search.params, moves)
-    children = tuple(np.zeros_like(array) for array in search.children)
+    children = tuple(np.zeros_like(array) for array in search.children.values())
     tables = search.table[0].copy(), search.talon_keys.copy()
     play_children(state, placed, 700, actions, moves, count, *children, search.table[0], search.talon_keys,
                   search.params, search.obj, search.card_points)
