@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from .jitcache import kernel
-from .prefetch import prefetch
 from .movegen import auto_playable
 from .objective import OBJ_AUTO, OBJ_DRAW, OBJ_PASS_LIMIT, class_of_pass, pass_class, pass_classes, recycle_penalties
+from .prefetch import prefetch
 from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_COUNT
 
 
@@ -263,8 +263,6 @@ def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
             return
     talon_keys[slot] = free_key
     talon_info[slot] = (np.int64(points) << 24) | (np.int64(actions) << 8) | (pass_class(obj, state) << 6) | waste
-
-
 
 
 @kernel
