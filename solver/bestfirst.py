@@ -192,7 +192,7 @@ def best_first_start(states, placed, path_nodes, node_parent, node_move, node_ac
 def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
                      node_key, node_tight, heap_keys, keys, table_points, table_actions, ctx, params, obj,
                      card_points_table, node_budget, scratch, moves, talon_keys, talon_info, children_states,
-                     children_placed, children_actions, children_points, children_keys):
+                     children_placed, children_actions, children_points, children_keys, children_free_keys):
     """Expand open nodes, highest bound first, for at most `node_budget` children; return a status
     (RUNNING; EXHAUSTED: no open node can beat the best, which is proved unless a dropped node
     could (F_DROPPED above it); TABLE_FULL, STACK_FULL as in
@@ -246,8 +246,8 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                 continue
         count = generate_moves(state, params, moves)
         play_children(state, placed[depth], points, actions, moves, count, children_states, children_placed,
-                      children_actions, children_points, children_keys, keys, talon_keys, params, obj,
-                      card_points_table)
+                      children_actions, children_points, children_keys, children_free_keys, keys, talon_keys, params,
+                      obj, card_points_table)
         for index in range(count):
             taken = children_actions[index]
             if taken < 0:
@@ -266,7 +266,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             key = children_keys[index]
             if tt_seen_scored(keys, table_points, table_actions, key, child_points, taken):
                 continue  # most children: asked first, it spares their bound
-            free_key = talon_key(key, child, obj)
+            free_key = children_free_keys[index]
             if talon_dominated(talon_keys, talon_info, free_key, child, child_points, taken, obj):
                 ctx[F_TALON_DOMINATED] += 1
                 continue
@@ -284,10 +284,12 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
 
 @kernel
 def play_children(state, state_placed, points, actions, moves, count, children_states, children_placed,
-                  children_actions, children_points, children_keys, keys, talon_keys, params, obj, card_points_table):
+                  children_actions, children_points, children_keys, children_free_keys, keys, talon_keys, params, obj,
+                  card_points_table):
     """Play each of the first `count` moves from `state` into its row of the `children_*` arrays:
     the child's state, placed cards, actions (-1: past the time limit), points and, unless it is won,
-    table key; and start fetching the child's slots in both tables (`tt.prefetch_slot`).
+    its keys in the table and in the talon table (`tt.talon_key`); and start fetching the child's
+    slots in both tables (`tt.prefetch_slot`).
 
     The tables are far larger than the caches, so a probe waits for memory. Fetched for every child
     before the first is looked up, they arrive together, while the others are played (`harmony`
@@ -301,8 +303,9 @@ def play_children(state, state_placed, points, actions, moves, count, children_s
             continue
         key = scored_key(child, params, obj, children_placed[index])
         children_keys[index] = key
+        children_free_keys[index] = talon_key(key, child, obj)
         prefetch_slot(keys, key)
-        prefetch_slot(talon_keys, talon_key(key, child, obj))
+        prefetch_slot(talon_keys, children_free_keys[index])
 
 
 @kernel

@@ -265,7 +265,8 @@ class BestFirst(OptimalSearch):
                          "placed": np.empty((MAX_MOVES, 52), dtype=np.int8),
                          "actions": np.empty(MAX_MOVES, dtype=np.int64),
                          "points": np.empty(MAX_MOVES, dtype=np.int64),
-                         "keys": np.empty(MAX_MOVES, dtype=np.uint64)}
+                         "keys": np.empty(MAX_MOVES, dtype=np.uint64),
+                         "free_keys": np.empty(MAX_MOVES, dtype=np.uint64)}
         self.ctx[B_BEST] = incumbent
         self.ctx[F_BEST_NODE] = -1
         self.ctx[F_DROPPED] = NEVER

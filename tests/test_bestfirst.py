@@ -161,7 +161,7 @@ def test_best_first_alone_proves_a_line_the_engine_values_alike(name, seed):
                                                    ("classic-draw3", 8, 294)])
 def test_an_expansions_children_are_each_as_that_move_played_alone(name, seed, actions):
     """`play_children` fills one row a move with what playing that move alone gives (the child's
-    state, placed cards, actions or -1 past the time limit, points and table key) and changes
+    state, placed cards, actions or -1 past the time limit, points and keys) and changes
     neither table: fetching slots is only a hint. From 299 or 294 actions with the clock on, some
     moves pass the 300 s limit and some do not (no limit without scoring)."""
     rules = PRESETS[name]
@@ -173,7 +173,7 @@ def test_an_expansions_children_are_each_as_that_move_played_alone(name, seed, a
     tables = search.table[0].copy(), search.talon_keys.copy()
     play_children(state, placed, 700, actions, moves, count, *children, search.table[0], search.talon_keys,
                   search.params, search.obj, search.card_points)
-    states, placed_rows, actions_of, points_of, keys_of = children
+    states, placed_rows, actions_of, points_of, keys_of, free_keys_of = children
     alone, alone_placed = np.zeros_like(state), np.zeros_like(placed)
     timed_out = 0
     for index in range(count):
@@ -186,6 +186,7 @@ def test_an_expansions_children_are_each_as_that_move_played_alone(name, seed, a
         assert points_of[index] == points
         assert (states[index] == alone).all() and (placed_rows[index] == alone_placed).all()
         assert keys_of[index] == scored_key(alone, search.params, search.obj, alone_placed)
+        assert free_keys_of[index] == talon_key(keys_of[index], alone, search.obj)
     assert count > 2
     assert (timed_out > 0) == (actions >= 294 and rules.scoring is not None) and timed_out < count
     assert (search.table[0] == tables[0]).all() and (search.talon_keys == tables[1]).all()
