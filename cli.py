@@ -16,7 +16,7 @@ import click
 from solver import positions
 from solver.errors import KlondikeError
 from solver.game import replay
-from solver.optimal import BEST_MEMORY_MB
+from solver.optimal import BEST_MEMORY_MB, MAX_THREADS, default_threads
 from solver.options import DEAL_SOURCES, build_ruleset, load_deal, load_line
 from solver.rules import PRESETS
 from solver.runner import keep_freed_memory
@@ -239,14 +239,15 @@ def deal_heading(the_deal, rules) -> str:
     return f"{deal_origin(the_deal)}, {rules.describe()}"
 
 
-def run_search(search, label: str, kw: dict, max_nodes, time_limit, memory_mb):
-    """Load the deal and rules from the options and run a search with a node counter on stderr."""
+def run_search(search, label: str, kw: dict, max_nodes, time_limit, memory_mb, **extra):
+    """Load the deal and rules from the options and run a search with a node counter on stderr;
+    `extra` goes to the search as it is."""
     the_deal = make_deal(kw)
     rules = make_rules(kw)
     update, bar = node_progress(label)
     try:
         result = search(the_deal, rules, max_nodes=max_nodes, time_limit=time_limit, memory_mb=memory_mb,
-                        progress=update)
+                        progress=update, **extra)
     finally:
         bar.close()
     return the_deal, rules, result
@@ -301,8 +302,11 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
 @rules_options
 @search_options(BEST_MEMORY_MB, "Memory for the searches: their transposition tables, and the positions the "
                                 "best-first search keeps (about 50 bytes each).")
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None, metavar="N",
+              help=f"Threads for the best-first search, which shares its positions and tables between them "
+                   f"(default: the cores this process may use, at most {MAX_THREADS}).")
 @friendly_errors
-def best(max_nodes, time_limit, memory_mb, show, as_json, **kw):
+def best(max_nodes, time_limit, memory_mb, threads, show, as_json, **kw):
     """The best line: the highest score (harmony, duel), or the win in the fewest actions.
 
     Without scoring, and without a win, the line puts the most cards on the foundations, then
@@ -314,7 +318,8 @@ def best(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     from solver.line import numbered
     from solver.optimal import best as run_best
 
-    the_deal, rules, result = run_search(run_best, "searching", kw, max_nodes, time_limit, memory_mb)
+    the_deal, rules, result = run_search(run_best, "searching", kw, max_nodes, time_limit, memory_mb,
+                                         threads=threads or default_threads())
     if as_json:
         click.echo(json.dumps(result.to_json()))
         sys.exit(0 if result.optimal else 3)

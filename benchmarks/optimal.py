@@ -43,7 +43,7 @@ from solver.deal import Deal
 from solver.errors import KlondikeError
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import replay
-from solver.optimal import BEST_MEMORY_MB, best
+from solver.optimal import BEST_MEMORY_MB, best, default_threads
 from solver.rules import PRESETS, Ruleset
 from solver.runner import keep_freed_memory
 
@@ -68,9 +68,9 @@ class OurDeal:
     reason: str | None
 
 
-def run_ours(seed: int, rules: Ruleset, time_limit: float | None, memory_mb: int) -> OurDeal:
-    """Solve one native deal with `best`."""
-    result = best(Deal.from_seed(seed), rules, time_limit=time_limit, memory_mb=memory_mb)
+def run_ours(seed: int, rules: Ruleset, time_limit: float | None, memory_mb: int, threads: int = 1) -> OurDeal:
+    """Solve one native deal with `best` (its best-first search on `threads` threads)."""
+    result = best(Deal.from_seed(seed), rules, time_limit=time_limit, memory_mb=memory_mb, threads=threads)
     gap = None
     if not result.optimal:
         if rules.scoring is not None:
@@ -302,6 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per deal for best (default 60)")
     parser.add_argument("--memory", type=int, default=BEST_MEMORY_MB,
                         help=f"MB for best per deal (default {BEST_MEMORY_MB}, best's own)")
+    parser.add_argument("--threads", type=int, default=default_threads(),
+                        help="threads of best's best-first search (default: the cores here, as `klondike best`)")
     parser.add_argument("--rules", type=parse_rule_names,
                         default=parse_rule_names("classic,classic-draw3,harmony,duel"),
                         help=f"comma-separated rulesets among {', '.join(BENCH_RULESETS)}"
@@ -340,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
 
     compile_seconds = warm_up()
     print(f"Optimal-line benchmark: {len(args.seeds)} native deals ({args.seeds[0]}..{args.seeds[-1]}),"
-          f" time limit {secs(time_limit) if time_limit else 'none'} per deal, memory {args.memory} MB;"
+          f" time limit {secs(time_limit) if time_limit else 'none'} per deal, memory {args.memory} MB,"
+          f" {args.threads} best-first thread{'s' if args.threads > 1 else ''};"
           f" kernels compiled/loaded in {secs(compile_seconds)}")
     if args.peer and not peer_enabled:
         print("pyksolve is not installed: peer runs skipped")
@@ -348,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pyksolve: solve_minimal, max_closed_count {args.peer_max_states:,}, timeout {secs(args.peer_timeout)}"
               " per deal; its actions in our sense = normalized - flips + recycles, checked by replaying its line")
 
-    report = {"seeds": args.seeds, "time_limit": time_limit, "memory_mb": args.memory, "rulesets": []}
+    report = {"seeds": args.seeds, "time_limit": time_limit, "memory_mb": args.memory, "threads": args.threads,
+              "rulesets": []}
     worker = MinimalWorker() if peer_enabled else None
     try:
         for name in names:
@@ -358,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             with tqdm(total=len(args.seeds), desc=f"{name} ours", unit="deal", file=sys.stderr, leave=False,
                       disable=not args.progress) as bar:
                 for seed in args.seeds:
-                    outcome = run_ours(seed, rules, time_limit, args.memory)
+                    outcome = run_ours(seed, rules, time_limit, args.memory, args.threads)
                     ours.append(outcome)
                     proved += outcome.optimal
                     bar.set_postfix(proved=proved, refresh=False)

@@ -40,6 +40,7 @@ of low bound; the highest bound dropped (F_DROPPED) is then a limit below which 
 
 from __future__ import annotations
 
+from .atomics import fetch_add
 from .bnb import B_BEST, _play_child, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
@@ -53,13 +54,20 @@ from .tt import (prefetch_slot, talon_dominated, talon_key, talon_store, tt_domi
 # Status returned when the node arrays cannot take another expansion's children.
 NODES_FULL = 5
 
-# Slots of the int64 context array: those of `search` (CTX_DEPTH is the deepest valid row of
-# the state stack), then the best value, the node of its line (-1: the incumbent handed in),
-# the open nodes, the nodes stored, and the highest bound of a node dropped (to make room, or for
-# want of stack depth; NEVER while none was).
+# Slots of the int64 context array (one a thread): those of `search` (CTX_DEPTH is the deepest
+# valid row of the thread's state stack), then the best value, the node of its line (-1: the
+# incumbent handed in), the open nodes (of the thread's heap), the room for nodes an expansion
+# keeps (every thread's at once), the highest bound of a node dropped (to make room, or for want of
+# stack depth; NEVER while none was), and the children the talon table cut.
 F_BEST = B_BEST  # the same slot in both optimal searches (`optimal.OptimalSearch`)
-F_BEST_NODE, F_HEAP_SIZE, F_NODE_COUNT, F_DROPPED, F_TALON_DOMINATED = 7, 8, 9, 10, 11
+F_BEST_NODE, F_HEAP_SIZE, F_NODE_MARGIN, F_DROPPED, F_TALON_DOMINATED = 7, 8, 9, 10, 11
 F_CTX_SIZE = 12
+
+# The nodes stored so far: one counter that every thread of a search takes its nodes' numbers from
+# (`atomics.fetch_add`), alone on its cache line (the slot in the middle of a 128-byte array), so
+# that no thread's other writes share the line it bounces between cores on.
+NODE_COUNT = 8
+COUNTER_SIZE = 16
 
 # heap key: bound << NODE_BITS | node (node numbers are int32, never negative; a bound is a value,
 # within +-2**31: scores and WON_BASE are far below)
@@ -127,11 +135,21 @@ def heap_pop(heap_keys, size):
 
 
 @kernel
-def new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx, parent, move,
-             actions, points, depth, key):
-    """Store a node; returns its index (the caller made sure there is room)."""
-    node = ctx[F_NODE_COUNT]
-    ctx[F_NODE_COUNT] = node + 1
+def move_heap_top(source_keys, source_ctx, target_keys, target_ctx, count):
+    """Move the top `count` keys of one thread's heap to another's (`optimal.BestFirst._share_work`)."""
+    source_size, target_size = source_ctx[F_HEAP_SIZE], target_ctx[F_HEAP_SIZE]
+    for _ in range(min(count, source_size)):
+        key = source_keys[0]
+        source_size = heap_pop(source_keys, source_size)
+        target_size = heap_push(target_keys, target_size, key)
+    source_ctx[F_HEAP_SIZE], target_ctx[F_HEAP_SIZE] = source_size, target_size
+
+
+@kernel
+def new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, counter, parent,
+             move, actions, points, depth, key):
+    """Store a node; returns its index (the caller made sure there is room: `F_NODE_MARGIN`)."""
+    node = fetch_add(counter, NODE_COUNT, 1)
     node_parent[node] = parent
     for field in range(4):
         node_move[node, field] = move[field]
@@ -165,11 +183,11 @@ def rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actio
 
 @kernel
 def best_first_start(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
-                     node_key, node_tight, heap_keys, keys, table_points, table_actions, ctx, params, obj,
-                     card_points_table, root_points, root_actions, scratch, no_move):
+                     node_key, node_tight, heap_keys, keys, table_infos, ctx, params, obj,
+                     card_points_table, root_points, root_actions, scratch, no_move, counter):
     """Store the root (states[0], placed[0]) as node 0, the first open node."""
     key = scored_key(states[0], params, obj, placed[0])
-    node = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx,
+    node = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, counter,
                     NO_PARENT, no_move, root_actions, root_points, 0, key)
     path_nodes[0] = node
     ctx[CTX_DEPTH] = 0
@@ -182,7 +200,7 @@ def best_first_start(states, placed, path_nodes, node_parent, node_move, node_ac
     bound = position_bound(obj, card_points_table, placed[0], states[0], root_points, root_actions, params,
                            ctx[F_BEST], scratch)
     if bound > ctx[F_BEST]:
-        tt_visit_scored(keys, table_points, table_actions, key, root_points, root_actions)
+        tt_visit_scored(keys, table_infos, key, root_points, root_actions)
         ctx[CTX_TABLE_COUNT] += 1
         node_tight[node] = 1
         ctx[F_HEAP_SIZE] = heap_push(heap_keys, 0, heap_key(bound, node))
@@ -190,9 +208,10 @@ def best_first_start(states, placed, path_nodes, node_parent, node_move, node_ac
 
 @kernel
 def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth,
-                     node_key, node_tight, heap_keys, keys, table_points, table_actions, ctx, params, obj,
+                     node_key, node_tight, heap_keys, keys, table_infos, ctx, params, obj,
                      card_points_table, node_budget, scratch, moves, talon_keys, talon_info, children_states,
-                     children_placed, children_actions, children_points, children_keys, children_free_keys):
+                     children_placed, children_actions, children_points, children_keys, children_free_keys,
+                     counter):
     """Expand open nodes, highest bound first, for at most `node_budget` children; return a status
     (RUNNING; EXHAUSTED: no open node can beat the best, which is proved unless a dropped node
     could (F_DROPPED above it); TABLE_FULL, STACK_FULL as in
@@ -210,7 +229,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         if ctx[CTX_TABLE_COUNT] + moves.shape[0] >= ctx[CTX_TABLE_LIMIT]:
             status = TABLE_FULL
             break
-        if ctx[F_NODE_COUNT] + 2 * moves.shape[0] >= capacity:  # a child may take two
+        if counter[NODE_COUNT] + ctx[F_NODE_MARGIN] >= capacity:
             status = NODES_FULL
             break
         node = key_node(heap_keys[0])
@@ -228,7 +247,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         ctx[F_HEAP_SIZE] = heap_pop(heap_keys, size)
         points = node_points[node]
         actions = node_actions[node]
-        if tt_dominated_scored(keys, table_points, table_actions, node_key[node], points, actions):
+        if tt_dominated_scored(keys, table_infos, node_key[node], points, actions):
             continue
         rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth, ctx,
                 params, obj, card_points_table)
@@ -260,11 +279,11 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             if value > ctx[F_BEST]:
                 ctx[F_BEST] = value
                 ctx[F_BEST_NODE] = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key,
-                                            node_tight, ctx, node, moves[index], taken, child_points, depth + 1, 0)
+                                            node_tight, counter, node, moves[index], taken, child_points, depth + 1, 0)
             if won:
                 continue
             key = children_keys[index]
-            if tt_seen_scored(keys, table_points, table_actions, key, child_points, taken):
+            if tt_seen_scored(keys, table_infos, key, child_points, taken):
                 continue  # most children: asked first, it spares their bound
             free_key = children_free_keys[index]
             if talon_dominated(talon_keys, talon_info, free_key, child, child_points, taken, obj):
@@ -273,9 +292,10 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             bound = upper_bound(obj, card_points_table, children_placed[index], child, child_points, taken, True)
             if bound <= ctx[F_BEST]:
                 continue
-            enter_child(keys, table_points, table_actions, ctx, key, child_points, taken)
+            enter_child(keys, table_infos, ctx, key, child_points, taken)
             talon_store(talon_keys, talon_info, free_key, child, child_points, taken, obj)
-            stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, ctx,
+            stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight,
+                              counter,
                               node, moves[index], taken, child_points, depth + 1, key)
             ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, stored))
     ctx[CTX_NODES] += nodes
@@ -310,7 +330,7 @@ def play_children(state, state_placed, points, actions, moves, count, children_s
 
 @kernel
 def compact(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight, node_remap,
-            heap_keys, path_nodes, ctx, drop_key):
+            heap_keys, path_nodes, ctx, drop_key, counter):
     """Make room among the nodes; returns how many are left.
 
     First the open nodes with a heap key of at most `drop_key` are dropped (their highest bound
@@ -332,7 +352,7 @@ def compact(node_parent, node_move, node_actions, node_points, node_depth, node_
     for slot in range(kept):  # heapify again, by pushes (the heap is a prefix of itself)
         size = heap_push(heap_keys, size, heap_keys[slot])
     ctx[F_HEAP_SIZE] = size
-    count = ctx[F_NODE_COUNT]
+    count = counter[NODE_COUNT]
     node_remap[:count] = 0
     node_remap[0] = 1
     for slot in range(size + 1):
@@ -359,7 +379,7 @@ def compact(node_parent, node_move, node_actions, node_points, node_depth, node_
         heap_keys[slot] = heap_key(key_bound(heap_keys[slot]), node_remap[key_node(heap_keys[slot])])
     if ctx[F_BEST_NODE] >= 0:
         ctx[F_BEST_NODE] = node_remap[ctx[F_BEST_NODE]]
-    ctx[F_NODE_COUNT] = left
+    counter[NODE_COUNT] = left
     path_nodes[0] = 0
     ctx[CTX_DEPTH] = 0  # the stack's rows no longer name nodes: only the root's is kept
     return left

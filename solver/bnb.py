@@ -52,11 +52,11 @@ def scored_key(state, params, obj, placed):
 
 
 @kernel
-def enter_child(keys, table_points, table_actions, ctx, key, child_points, taken):
+def enter_child(keys, table_infos, ctx, key, child_points, taken):
     """Record the visit of a child that is to be searched: no stored visit dominated it
     (`tt.tt_seen_scored`), and its bound can beat the best line. A child cut by its bound is not
     recorded, so that it replaces no entry that may dominate a later visit."""
-    tt_store_scored(keys, table_points, table_actions, key, child_points, taken)
+    tt_store_scored(keys, table_infos, key, child_points, taken)
     ctx[CTX_TABLE_COUNT] += 1
 
 
@@ -136,7 +136,7 @@ def open_bound(states, placed, points, actions, bounds, moves, move_count, move_
 
 @kernel
 def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_next, path_keys,
-              keys, table_points, table_actions, best_path, ctx, params, obj, card_points_table, node_budget,
+              keys, table_infos, best_path, ctx, params, obj, card_points_table, node_budget,
               scratch):
     """Run the branch and bound for at most `node_budget` nodes; return a status code
     (RUNNING, EXHAUSTED, TABLE_FULL, STACK_FULL as in `search`; EXHAUSTED proves the best).
@@ -152,7 +152,7 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
             ctx[B_BEST_LENGTH] = 0
         key = scored_key(states[0], params, obj, placed[0])
         path_keys[0] = key
-        if tt_visit_scored(keys, table_points, table_actions, key, points[0], actions[0]):
+        if tt_visit_scored(keys, table_infos, key, points[0], actions[0]):
             ctx[CTX_TABLE_COUNT] += 1
         bounds[0] = position_bound(obj, card_points_table, placed[0], states[0], points[0], actions[0], params,
                                    ctx[B_BEST], scratch)
@@ -190,13 +190,13 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         if value > ctx[B_BEST]:
             _record_best(moves, move_next, depth, best_path, ctx, value)
         key = scored_key(child, params, obj, child_placed)
-        if tt_seen_scored(keys, table_points, table_actions, key, child_points, taken):
+        if tt_seen_scored(keys, table_infos, key, child_points, taken):
             continue
         bound = position_bound(obj, card_points_table, child_placed, child, child_points, taken, params, ctx[B_BEST],
                                scratch)
         if bound <= ctx[B_BEST]:
             continue
-        enter_child(keys, table_points, table_actions, ctx, key, child_points, taken)
+        enter_child(keys, table_infos, ctx, key, child_points, taken)
         depth += 1
         path_keys[depth] = key
         points[depth] = child_points

@@ -22,15 +22,16 @@ from pathlib import Path
 
 from numba import njit
 
-KERNEL_MODULES = ("jitcache", "prefetch", "state", "cardsets", "movegen", "canon", "deadends", "tt", "search",
+KERNEL_MODULES = ("jitcache", "prefetch", "atomics", "state", "cardsets", "movegen", "canon", "deadends", "tt", "search",
                   "objective", "bnb", "bestfirst")
 _MARKER = "kernels.fingerprint"
 
 
 def kernel(function):
     """Compile `function` as a cached numba kernel without reference counting (module docstring);
-    it must allocate nothing, nor call a kernel that does."""
-    return njit(cache=True, _nrt=False)(function)
+    it must allocate nothing, nor call a kernel that does. It runs without Python's lock, so that
+    the threads of a best-first search (`optimal.BestFirst`) run their kernels side by side."""
+    return njit(cache=True, _nrt=False, nogil=True)(function)
 
 
 def kernel_fingerprint(package_dir: Path) -> str:

@@ -14,14 +14,17 @@ engine, and the engine's score must equal the search's.
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import line as line_module
-from .bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT,
-                        NODES_FULL, best_first_chunk, best_first_start, compact, heap_key, key_bound)
+from .bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_MARGIN,
+                        F_TALON_DOMINATED, NODE_COUNT, NODES_FULL, best_first_chunk, best_first_start, compact,
+                        heap_key, key_bound, move_heap_top)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
 from .game import Game, Position
@@ -30,7 +33,8 @@ from .objective import CARD_WEIGHT, NEVER, OBJ_NO_WIN, WON_BASE, objective_param
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
-from .search import CTX_DEPTH, EXHAUSTED, RUNNING
+from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
+                     STACK_FULL, TABLE_FULL)
 from .solve import Search, compile_once, deal_fields, search_params, solve
 from .state import STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored
@@ -41,6 +45,7 @@ INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budget
 # memory-bound. At 2 GB it made no room within a minute on the deals measured (`duel` seed 34:
 # 13 M nodes stored in 60 s).
 BEST_MEMORY_MB = 2048
+MAX_THREADS = 8  # threads of one best-first search, at most
 
 
 @dataclass
@@ -124,17 +129,17 @@ class OptimalSearch(ChunkedSearch):
     """What the two optimal searches share: the table of visits with their points and actions
     (`tt.tt_visit_scored`) and the best value so far, in the same slot of their contexts."""
 
-    table_dtypes = (np.uint64, np.int32, np.int32)  # keys, points, actions
+    table_dtypes = (np.uint64, np.int64)  # key XOR info, info: points and actions (`tt.scored_info`)
 
     def _new_table(self, entries: int) -> list[np.ndarray]:
         # One 16-byte record an entry, its columns side by side: a probe touches one cache line,
-        # not three (the kernels take the columns as strided views). Best-first alone on `harmony`
+        # not two (the kernels take the columns as strided views). Best-first alone on `harmony`
         # seeds 13 and 14 took 14% and 12% less time so, the same positions.
         records = np.zeros(entries, dtype=[(f"c{column}", dtype) for column, dtype in enumerate(self.table_dtypes)])
         return [records[f"c{column}"] for column in range(len(self.table_dtypes))]
 
     def _rehash(self, old, new) -> int:
-        return rehash_scored(old[0], old[1], old[2], new[0], new[1], new[2])
+        return rehash_scored(old[0], old[1], new[0], new[1])
 
     @property
     def best_value(self) -> int:
@@ -172,12 +177,12 @@ class BranchAndBound(OptimalSearch):
         st = self.stack
         return bnb_chunk(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
                          st["move_count"], st["move_next"], st["path_keys"], self.table[0], self.table[1],
-                         self.table[2], st["best_path"], self.ctx, self.params, self.obj, self.card_points,
+                         st["best_path"], self.ctx, self.params, self.obj, self.card_points,
                          node_budget, self.scratch)
 
     def _free_room(self, depth: int) -> int:
         st = self.stack
-        return flush_scored(self.table[0], self.table[1], self.table[2], st["path_keys"], st["points"],
+        return flush_scored(self.table[0], self.table[1], st["path_keys"], st["points"],
                             st["actions"], depth + 1)
 
     def best_path(self) -> list[tuple[int, int, int, int]] | None:
@@ -217,6 +222,50 @@ TALON_TABLE_SHARE = 1 / 16  # of the memory budget, for the table of talon posit
 STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never that many macro-moves
 
 
+SHARED_NODES = 4096  # at most this many open nodes handed from one thread to another at a time
+# Children each thread searches in a round, at most, before the threads meet to pool what they found
+# and share work (about 15-20 ms: a thread left without work waits no longer than that).
+ROUND_NODES = 25_000
+
+
+class _Lane:
+    """What one thread of a best-first search has of its own: its state stack, heap, context and
+    work space (`BestFirst`)."""
+
+    def __init__(self, stack: dict[str, np.ndarray], heap_keys: np.ndarray, ctx: np.ndarray):
+        self.stack, self.heap_keys, self.ctx = stack, heap_keys, ctx
+        self.scratch = np.empty(52, dtype=np.int8)
+        self.moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+        # an expansion's children, one row a move, in the kernels' order (`bestfirst.play_children`)
+        self.children = {"states": np.empty((MAX_MOVES, STATE_SIZE), dtype=np.int8),
+                         "placed": np.empty((MAX_MOVES, 52), dtype=np.int8),
+                         "actions": np.empty(MAX_MOVES, dtype=np.int64),
+                         "points": np.empty(MAX_MOVES, dtype=np.int64),
+                         "keys": np.empty(MAX_MOVES, dtype=np.uint64),
+                         "free_keys": np.empty(MAX_MOVES, dtype=np.uint64)}
+
+
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads that run the best-first searches' other lanes, started once per process (the
+    kernels release Python's lock: `jitcache.kernel`)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=MAX_THREADS - 1, thread_name_prefix="best-first"))
+    return _POOL[0]
+
+
+def default_threads() -> int:
+    """The threads a best-first search may use here: the cores this process may run on, at most
+    MAX_THREADS."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores))
+
+
 class BestFirst(OptimalSearch):
     """One resumable best-first optimal search (`bestfirst.best_first_chunk`): the same answers
     as `BranchAndBound`, found in bound order. Its table takes a fifth to a third of the memory
@@ -240,10 +289,13 @@ class BestFirst(OptimalSearch):
     node_work = {"heap_keys": np.int64, "remap": np.int32}
 
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
-                 memory_mb: int = BEST_MEMORY_MB):
+                 memory_mb: int = BEST_MEMORY_MB, threads: int = 1):
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
+        self.lanes: list[_Lane] = []  # before the stack is made: `_allocate_stack` grows theirs too
         super().__init__(memory_mb * TABLE_BUDGET)
         node_bytes = self.node_record.itemsize + sum(np.dtype(dtype).itemsize for dtype in self.node_work.values())
-        stack_bytes = min(self.max_stack_bytes, STACK_RESERVE * self._level_bytes())
+        stack_bytes = threads * min(self.max_stack_bytes, STACK_RESERVE * self._level_bytes())
         # A visit of a position but for a waste of fewer cards, from which drawing reaches this
         # one with no more actions and no card going up, dominates it (`tt.talon_dominated`).
         talon_entries = 1 << max(10, int(memory_mb * (1 << 20) * TALON_TABLE_SHARE / 16).bit_length() - 1)
@@ -251,60 +303,173 @@ class BestFirst(OptimalSearch):
         self.talon_info = np.zeros(talon_entries, dtype=np.int64)
         nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes - \
             talon_entries * 16
-        capacity = max(4 * MAX_MOVES, nodes_budget // node_bytes)
+        capacity = max(4 * threads * MAX_MOVES, nodes_budget // node_bytes)
         # np.empty takes address space only: pages are used as nodes are stored
         records = np.empty(capacity, dtype=self.node_record)
         self.nodes_of = {name: records[name] for name in self.node_record.names}
         self.nodes_of.update({name: np.empty(capacity, dtype=dtype) for name, dtype in self.node_work.items()})
+        self.counter = np.zeros(COUNTER_SIZE, dtype=np.int64)  # the nodes stored (`bestfirst.NODE_COUNT`)
         root = _root_search(origin, rules, no_win, self.stack["states"][0], self.stack["placed"][0])
         self.params, self.obj, self.card_points, root_points, root_actions = root
-        self.scratch = np.empty(52, dtype=np.int8)
-        self.moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
-        # an expansion's children, one row a move, in the kernels' order (`bestfirst.play_children`)
-        self.children = {"states": np.empty((MAX_MOVES, STATE_SIZE), dtype=np.int8),
-                         "placed": np.empty((MAX_MOVES, 52), dtype=np.int8),
-                         "actions": np.empty(MAX_MOVES, dtype=np.int64),
-                         "points": np.empty(MAX_MOVES, dtype=np.int64),
-                         "keys": np.empty(MAX_MOVES, dtype=np.uint64),
-                         "free_keys": np.empty(MAX_MOVES, dtype=np.uint64)}
+        # Each thread has its own stack, heap, context and work space; the nodes, both tables and
+        # the node counter are shared (`bestfirst`, `tt`). The first thread's stack and context
+        # are the search's own. A thread's heap holds the nodes it stored or was handed
+        # (`_share_work`): the heaps of the threads after the first take address space only, and
+        # pages as they fill, so they share the nodes' memory.
+        first = _Lane(self.stack, self.nodes_of["heap_keys"], self.ctx)
+        self.lanes.append(first)
         self.ctx[B_BEST] = incumbent
         self.ctx[F_BEST_NODE] = -1
         self.ctx[F_DROPPED] = NEVER
-        best_first_start(*self._arrays(), root_points, root_actions, self.scratch, self.moves[0, :4])
+        self.ctx[F_NODE_MARGIN] = 2 * MAX_MOVES * threads  # each thread's expansion may store two nodes a child
+        best_first_start(*self._arrays(first), root_points, root_actions, first.scratch, first.moves[0, :4],
+                         self.counter)
+        for _ in range(1, threads):  # each starts at the root, its stack's first row
+            stack = {name: rows.copy() for name, rows in self.stack.items()}
+            lane = _Lane(stack, np.empty(capacity, dtype=np.int64), self.ctx.copy())
+            lane.ctx[F_HEAP_SIZE] = 0
+            self.lanes.append(lane)
+        self.lane_nodes = [0] * threads  # the children each thread searched (with one thread: not kept)
         self.nodes_full = False  # no room could be made
         self.compactions = 0
 
-    def _arrays(self) -> tuple:
-        st, nd = self.stack, self.nodes_of
+    def _allocate_stack(self, depth: int) -> None:
+        super()._allocate_stack(depth)
+        for lane in self.lanes[1:]:
+            for name, rows in lane.stack.items():
+                grown = np.zeros((depth + 1, *rows.shape[1:]), dtype=rows.dtype)
+                grown[: rows.shape[0]] = rows
+                lane.stack[name] = grown
+
+    def _arrays(self, lane: _Lane) -> tuple:
+        st, nd = lane.stack, self.nodes_of
         return (st["states"], st["placed"], st["path_nodes"], nd["parent"], nd["move"], nd["actions"], nd["points"],
-                nd["depth"], nd["key"], nd["tight"], nd["heap_keys"], self.table[0], self.table[1],
-                self.table[2], self.ctx, self.params, self.obj, self.card_points)
+                nd["depth"], nd["key"], nd["tight"], lane.heap_keys, self.table[0], self.table[1], lane.ctx,
+                self.params, self.obj, self.card_points)
+
+    def _run_lane(self, lane: _Lane, node_budget: int) -> int:
+        return best_first_chunk(*self._arrays(lane), node_budget, lane.scratch, lane.moves, self.talon_keys,
+                                self.talon_info, *lane.children.values(), self.counter)
 
     def _kernel(self, node_budget: int) -> int:
-        status = best_first_chunk(*self._arrays(), node_budget, self.scratch, self.moves, self.talon_keys,
-                                  self.talon_info, *self.children.values())
+        if len(self.lanes) == 1:
+            status = self._run_lane(self.lanes[0], node_budget)
+        else:
+            status = self._run_lanes(node_budget)
         if status == NODES_FULL:
             if self._make_room():
                 return RUNNING
             self.nodes_full = True
         return status
 
+    def _run_lanes(self, node_budget: int) -> int:
+        """One round of every thread side by side, each with its share of `node_budget`; then what
+        they found is pooled in the first thread's context, and the threads left without work at
+        the highest bound are handed some (`_share_work`). Returns the status that asks the most of
+        the caller: a full table or stack, full nodes, and EXHAUSTED only once every thread is."""
+        first = self.lanes[0]
+        table_count, table_limit = int(first.ctx[CTX_TABLE_COUNT]), int(first.ctx[CTX_TABLE_LIMIT])
+        share = max(1, min(ROUND_NODES, node_budget // len(self.lanes)))
+        searched = []
+        for lane in self.lanes:
+            if lane is not first:
+                for slot in (B_BEST, F_BEST_NODE, CTX_CAN_GROW_STACK):
+                    lane.ctx[slot] = first.ctx[slot]
+            # the table's room left, split between the threads
+            lane.ctx[CTX_TABLE_COUNT] = table_count
+            lane.ctx[CTX_TABLE_LIMIT] = table_count + (table_limit - table_count) // len(self.lanes)
+            searched.append(int(lane.ctx[CTX_NODES]))
+        others = [_pool().submit(self._run_lane, lane, share) for lane in self.lanes[1:]]
+        statuses = [self._run_lane(first, share)] + [future.result() for future in others]
+        for index, (lane, before) in enumerate(zip(self.lanes, searched)):
+            self.lane_nodes[index] += int(lane.ctx[CTX_NODES]) - before
+        first.ctx[CTX_TABLE_LIMIT] = table_limit
+        first.ctx[CTX_TABLE_COUNT] = table_count + sum(int(lane.ctx[CTX_TABLE_COUNT]) - table_count
+                                                       for lane in self.lanes)
+        for lane, before in zip(self.lanes[1:], searched[1:]):
+            first.ctx[CTX_NODES] += lane.ctx[CTX_NODES] - before
+            lane.ctx[CTX_NODES] = before
+            first.ctx[F_TALON_DOMINATED] += lane.ctx[F_TALON_DOMINATED]
+            lane.ctx[F_TALON_DOMINATED] = 0
+            first.ctx[F_DROPPED] = max(first.ctx[F_DROPPED], lane.ctx[F_DROPPED])
+            if lane.ctx[B_BEST] > first.ctx[B_BEST]:
+                first.ctx[B_BEST], first.ctx[F_BEST_NODE] = lane.ctx[B_BEST], lane.ctx[F_BEST_NODE]
+        for urgent in (TABLE_FULL, STACK_FULL, NODES_FULL):
+            if urgent in statuses:
+                return urgent
+        if all(status == EXHAUSTED for status in statuses):
+            return EXHAUSTED
+        self._share_work()
+        return RUNNING
+
+    def _share_work(self) -> None:
+        """Hand a thread whose heap is empty, or whose highest bound is below another's, the top
+        nodes of the heap with the highest bound (half of them, at most SHARED_NODES): then every
+        thread works at the highest bounds, where best-first wants the work done."""
+        best = self.best_value
+
+        def top(lane: _Lane) -> int:
+            size = int(lane.ctx[F_HEAP_SIZE])
+            return int(key_bound(lane.heap_keys[0])) if size else NEVER
+
+        for lane in self.lanes:
+            richest = max(self.lanes, key=top)
+            if top(richest) <= best or top(lane) >= top(richest):
+                continue
+            count = min(int(richest.ctx[F_HEAP_SIZE]) // 2, SHARED_NODES)
+            if count > 0:
+                move_heap_top(richest.heap_keys, richest.ctx, lane.heap_keys, lane.ctx, count)
+
     def _make_room(self) -> bool:
         """Free nodes (`bestfirst.compact`): those no open node needs, then, while more than
         ROOM_KEPT of them are left, the open nodes of the lower half of the bounds. True if
-        enough room was made to go on."""
+        enough room was made to go on. With several threads, their heaps are made one first, and
+        dealt out again after."""
         nd = self.nodes_of
+        first = self.lanes[0]
+        self._pool_heaps()
         capacity = nd["parent"].shape[0]
         drop_key = heap_key(self.best_value + 1, 0) - 1  # a node bounded by the best line so far is no use
         for _ in range(ROOM_ROUNDS):
             left = compact(nd["parent"], nd["move"], nd["actions"], nd["points"], nd["depth"], nd["key"], nd["tight"],
-                           nd["remap"], nd["heap_keys"], self.stack["path_nodes"], self.ctx, drop_key)
+                           nd["remap"], first.heap_keys, first.stack["path_nodes"], first.ctx, drop_key, self.counter)
             self.compactions += 1
             if left <= capacity * ROOM_KEPT or self.open_nodes == 0:
                 break
             # the lower half by heap key: by bound, and among equal bounds the nodes stored first
-            drop_key = int(np.median(nd["heap_keys"][:self.open_nodes]))
-        return self.stored_nodes + 4 * MAX_MOVES < capacity and self.open_nodes > 0
+            drop_key = int(np.median(first.heap_keys[:self.open_nodes]))
+        self._deal_heaps()
+        return self.stored_nodes + 4 * len(self.lanes) * MAX_MOVES < capacity and self.open_nodes > 0
+
+    def _pool_heaps(self) -> None:
+        """Put every thread's open nodes into the first thread's heap array (not yet a heap:
+        `compact` makes it one again)."""
+        first = self.lanes[0]
+        size = int(first.ctx[F_HEAP_SIZE])
+        for lane in self.lanes[1:]:
+            count = int(lane.ctx[F_HEAP_SIZE])
+            first.heap_keys[size:size + count] = lane.heap_keys[:count]
+            size += count
+            lane.ctx[F_HEAP_SIZE] = 0
+        first.ctx[F_HEAP_SIZE] = size
+
+    def _deal_heaps(self) -> None:
+        """Deal the first thread's heap out to every thread again, highest keys first in turn (a
+        sorted array is a heap); the stacks name no node any longer (`compact` renumbered them)."""
+        first = self.lanes[0]
+        for lane in self.lanes[1:]:
+            lane.ctx[F_BEST_NODE] = first.ctx[F_BEST_NODE]
+            lane.ctx[F_DROPPED] = first.ctx[F_DROPPED]
+            lane.stack["path_nodes"][0] = 0
+            lane.ctx[CTX_DEPTH] = 0
+        if len(self.lanes) == 1:
+            return
+        size = int(first.ctx[F_HEAP_SIZE])
+        ordered = np.sort(first.heap_keys[:size])[::-1]
+        for index, lane in enumerate(self.lanes):
+            dealt = ordered[index::len(self.lanes)]
+            lane.heap_keys[:dealt.shape[0]] = dealt
+            lane.ctx[F_HEAP_SIZE] = dealt.shape[0]
 
     def compile_rest(self) -> None:
         """Compile the kernels that make room (`runner.ChunkedSearch`)."""
@@ -324,13 +489,13 @@ class BestFirst(OptimalSearch):
 
     @property
     def open_nodes(self) -> int:
-        """Nodes waiting to be expanded."""
-        return int(self.ctx[F_HEAP_SIZE])
+        """Nodes waiting to be expanded (in every thread's heap)."""
+        return sum(int(lane.ctx[F_HEAP_SIZE]) for lane in self.lanes)
 
     @property
     def stored_nodes(self) -> int:
         """Nodes stored so far (open, expanded, or ends of lines)."""
-        return int(self.ctx[F_NODE_COUNT])
+        return int(self.counter[NODE_COUNT])
 
     def best_path(self) -> list[tuple[int, int, int, int]] | None:
         """The macro-moves of the best line found by this search, or None if it is the incumbent."""
@@ -350,20 +515,23 @@ class BestFirst(OptimalSearch):
         if self.proved:
             return self.best_value
         limit = max(self.best_value, int(self.ctx[F_DROPPED]))
-        if self.open_nodes:
-            limit = max(limit, int(key_bound(self.nodes_of["heap_keys"][0])))
+        for lane in self.lanes:
+            if lane.ctx[F_HEAP_SIZE]:
+                limit = max(limit, int(key_bound(lane.heap_keys[0])))
         return limit
 
 
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
          memory_mb: int = BEST_MEMORY_MB, start: Position | None = None, game: Game | None = None,
-         progress=None, best_first: bool = True) -> BestResult:
+         progress=None, best_first: bool = True, threads: int = 1) -> BestResult:
     """The best line for the deal under `rules`, with its proven bound.
 
     It starts from the deal, from the position `start`, or from a game in progress (`game`: its
     clock, points and placed cards count, so values are those of the whole game). The line and
     `actions` are the continuation; `score` is the whole game's. `best_first=False` skips the
-    best-first search and goes depth-first at once (for comparisons and tests).
+    best-first search and goes depth-first at once (for comparisons and tests). `threads` is how
+    many threads the best-first search runs (`BestFirst`; `default_threads()` is what this machine
+    has); the depth-first searches run in one.
     """
     compile_once("winnability", Search, rules, 16)
     for name, kind in (("optimal", BranchAndBound), ("best-first", BestFirst)):
@@ -417,7 +585,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # Then best-first, making room among its nodes as it goes; if it ends without a proof
         # (it dropped open nodes its best line does not reach, or could make no room),
         # depth-first again below the bound it proved.
-        search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb)
+        search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads)
         reason = run(search)
         ceiling = min(ceiling, search.proven_bound())
         if search.proved or reason is not None:

@@ -124,72 +124,117 @@ def evict(keys, orders, selector, keep_keys, keep_orders, keep_count):
     return count
 
 
+# The scored table (the optimal searches): a visit is one 64-bit word of points and actions
+# (`scored_info`) beside its key, stored as key XOR info. The best-first search's threads share the
+# table without locks: a probe that reads the two words of an entry while another thread writes
+# them sees a key that does not match (the words of two visits XOR to no key), a miss, which
+# only costs work; a match is a visit that was stored whole. (The same check as lockless hashing
+# in chess engines; a store of one aligned 64-bit word is atomic on the machines numba targets.)
+
+
 @kernel
-def tt_visit_scored(keys, points, actions, key, new_points, new_actions):
+def scored_info(points, actions):
+    """One word holding a visit's points (the upper 32 bits, signed) and actions (the lower 32)."""
+    return (np.int64(points) << 32) | np.int64(actions)
+
+
+@kernel
+def info_points(info):
+    """The points of a visit packed by `scored_info`."""
+    return info >> 32
+
+
+@kernel
+def info_actions(info):
+    """The actions of a visit packed by `scored_info`."""
+    return info & 0xFFFFFFFF
+
+
+@kernel
+def find_scored_slot(checks, infos, key):
+    """The slot of `key` in the scored table, or the empty slot where it would go (linear probing;
+    an entry is empty when both its words are 0, as no key is)."""
+    mask = checks.shape[0] - 1
+    slot = home_slot(checks, key)
+    while True:
+        check, info = checks[slot], infos[slot]
+        if check ^ np.uint64(info) == key or (check == 0 and info == 0):
+            return slot
+        slot = (slot + 1) & mask
+
+
+@kernel
+def tt_visit_scored(checks, infos, key, new_points, new_actions):
     """Record a visit for the optimal search; True if the position must be searched.
 
     A stored visit with at least as many points and no more actions reaches everything this one
     can, at least as well, so this one need not be searched. Otherwise the new visit replaces it.
     """
-    if tt_seen_scored(keys, points, actions, key, new_points, new_actions):
+    if tt_seen_scored(checks, infos, key, new_points, new_actions):
         return False
-    tt_store_scored(keys, points, actions, key, new_points, new_actions)
+    tt_store_scored(checks, infos, key, new_points, new_actions)
     return True
 
 
 @kernel
-def tt_seen_scored(keys, points, actions, key, new_points, new_actions):
+def tt_seen_scored(checks, infos, key, new_points, new_actions):
     """True if `tt_visit_scored` would answer False (a stored visit dominates this one); records
     nothing. The searches ask this first, as most children are such repeats, and work out a bound
     only for the others."""
-    slot = find_slot(keys, key)
-    return keys[slot] == key and points[slot] >= new_points and actions[slot] <= new_actions
+    slot = find_scored_slot(checks, infos, key)
+    info = infos[slot]
+    return checks[slot] ^ np.uint64(info) == key and info_points(info) >= new_points and \
+        info_actions(info) <= new_actions
 
 
 @kernel
-def tt_store_scored(keys, points, actions, key, new_points, new_actions):
+def tt_store_scored(checks, infos, key, new_points, new_actions):
     """Store a visit in the slot of its position, replacing what was there (the caller knows no
     stored visit dominates it: `tt_seen_scored`)."""
-    slot = find_slot(keys, key)
-    keys[slot] = key
-    points[slot] = new_points
-    actions[slot] = new_actions
+    slot = find_scored_slot(checks, infos, key)
+    info = scored_info(new_points, new_actions)
+    infos[slot] = info
+    checks[slot] = key ^ np.uint64(info)
 
 
 @kernel
-def tt_dominated_scored(keys, points, actions, key, own_points, own_actions):
+def tt_dominated_scored(checks, infos, key, own_points, own_actions):
     """True if the table holds another visit of the position that dominates this one (at least
     the points, at most the actions); its own entry, the same visit, does not count. Records nothing."""
-    slot = find_slot(keys, key)
-    if keys[slot] != key or (points[slot] == own_points and actions[slot] == own_actions):
+    slot = find_scored_slot(checks, infos, key)
+    info = infos[slot]
+    if checks[slot] ^ np.uint64(info) != key or info == scored_info(own_points, own_actions):
         return False
-    return points[slot] >= own_points and actions[slot] <= own_actions
+    return info_points(info) >= own_points and info_actions(info) <= own_actions
 
 
 @kernel
-def rehash_scored(old_keys, old_points, old_actions, keys, points, actions):
+def rehash_scored(old_checks, old_infos, checks, infos):
     """Insert every entry of the old scored table into the (empty) new one; returns the count."""
     count = 0
-    for i in range(old_keys.shape[0]):
-        if old_keys[i] != 0:
-            tt_visit_scored(keys, points, actions, old_keys[i], old_points[i], old_actions[i])
+    for i in range(old_checks.shape[0]):
+        info = old_infos[i]
+        if old_checks[i] != 0 or info != 0:
+            tt_visit_scored(checks, infos, old_checks[i] ^ np.uint64(info), info_points(info), info_actions(info))
             count += 1
     return count
 
 
 @kernel
-def flush_scored(keys, points, actions, keep_keys, keep_points, keep_actions, keep_count):
+def flush_scored(checks, infos, keep_keys, keep_points, keep_actions, keep_count):
     """Empty the scored table, then put back the first `keep_count` path entries."""
-    keys[:] = 0
+    checks[:] = 0
+    infos[:] = 0
     count = 0
     for i in range(keep_count):
-        if tt_visit_scored(keys, points, actions, keep_keys[i], keep_points[i], keep_actions[i]):
+        if tt_visit_scored(checks, infos, keep_keys[i], keep_points[i], keep_actions[i]):
             count += 1
     return count
 
 
 # The table of talon positions (best-first): the same position but for how far the stock has
-# been drawn, one entry a slot (its key's home slot), lost when another lands there.
+# been drawn, one entry a slot (its key's home slot), lost when another lands there. Its key is
+# stored XOR its info, checked as the scored table's are (threads share it too).
 
 
 @kernel
@@ -214,9 +259,10 @@ def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, ob
     through a recycle (unlimited passes: the pass does not count, or only its class), any waste: it
     draws the rest of its stock, recycles, and draws this waste again."""
     slot = home_slot(talon_keys, free_key)
-    if talon_keys[slot] != free_key:
+    info = talon_info[slot]
+    if talon_keys[slot] ^ np.uint64(info) != free_key:
         return False
-    stored_waste, stored_class, stored_actions, stored_points = _talon_entry(talon_info[slot])
+    stored_waste, stored_class, stored_actions, stored_points = _talon_entry(info)
     waste = np.int64(state[WASTE_COUNT])
     length = np.int64(state[TALON_LEN])
     draw = obj[OBJ_DRAW]
@@ -257,12 +303,14 @@ def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
     come: on `harmony` seed 43, 7% fewer positions than always replacing)."""
     slot = home_slot(talon_keys, free_key)
     waste = np.int64(state[WASTE_COUNT])
-    if talon_keys[slot] == free_key:
-        stored_waste, _, stored_actions, _ = _talon_entry(talon_info[slot])
+    stored = talon_info[slot]
+    if talon_keys[slot] ^ np.uint64(stored) == free_key:
+        stored_waste, _, stored_actions, _ = _talon_entry(stored)
         if stored_actions - stored_waste < actions - waste:
             return
-    talon_keys[slot] = free_key
-    talon_info[slot] = (np.int64(points) << 24) | (np.int64(actions) << 8) | (pass_class(obj, state) << 6) | waste
+    info = (np.int64(points) << 24) | (np.int64(actions) << 8) | (pass_class(obj, state) << 6) | waste
+    talon_info[slot] = info
+    talon_keys[slot] = free_key ^ np.uint64(info)  # checked as the scored table's entries are
 
 
 @kernel

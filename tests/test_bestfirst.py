@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from solver import line as line_module
-from solver.bestfirst import (F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_COUNT, F_TALON_DOMINATED, compact,
-                              heap_key, heap_pop, heap_push, key_bound, key_node, play_children)
+from solver.bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_TALON_DOMINATED,
+                              NODE_COUNT, compact, heap_key, heap_pop, heap_push, key_bound, key_node, play_children)
 from solver.bnb import _play_child, scored_key
 from solver.movegen import generate_moves
 from solver.objective import NEVER, WON_BASE, objective_params, pass_class, pass_classes
@@ -81,7 +81,9 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
     key, tight, remap = np.arange(count, dtype=np.uint64), np.ones(count, dtype=np.int8), np.zeros(count, np.int32)
     heap_keys = np.zeros(count, dtype=np.int64)
     ctx = np.zeros(F_CTX_SIZE, dtype=np.int64)
-    ctx[F_NODE_COUNT], ctx[F_DROPPED], ctx[F_BEST_NODE] = count, NEVER, rng.randrange(count)
+    counter = np.zeros(COUNTER_SIZE, dtype=np.int64)
+    counter[NODE_COUNT] = count
+    ctx[F_DROPPED], ctx[F_BEST_NODE] = NEVER, rng.randrange(count)
     open_nodes = rng.sample(range(1, count), 60)
     bounds = {node: rng.randint(-50, 50) for node in open_nodes}
     size = 0
@@ -102,9 +104,9 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
     dropped = [bounds[node] for node in open_nodes if node not in kept]
     best_before = int(ctx[F_BEST_NODE])
     left = compact(parent, move, actions, points, depth, key, tight, remap, heap_keys,
-                   np.zeros(count, dtype=np.int32), ctx, drop_key)
+                   np.zeros(count, dtype=np.int32), ctx, drop_key, counter)
     needed = {0} | {step for node in kept + [best_before] for step in before[node]}
-    assert left == ctx[F_NODE_COUNT] == len(needed)
+    assert left == counter[NODE_COUNT] == len(needed)
     assert ctx[F_HEAP_SIZE] == len(kept)
     assert ctx[F_DROPPED] == (max(dropped) if dropped else NEVER)
     assert all(parent[node] < node for node in range(1, left)) and parent[0] == -1
@@ -167,9 +169,10 @@ def test_an_expansions_children_are_each_as_that_move_played_alone(name, seed, a
     rules = PRESETS[name]
     search = BestFirst(Game(Deal.from_seed(seed), rules), rules, -(1 << 40), False, 16)
     state, placed = search.stack["states"][0], search.stack["placed"][0]
-    moves = np.empty_like(search.moves)
+    lane = search.lanes[0]
+    moves = np.empty_like(lane.moves)
     count = generate_moves(state, search.params, moves)
-    children = tuple(np.zeros_like(array) for array in search.children.values())
+    children = tuple(np.zeros_like(array) for array in lane.children.values())
     tables = search.table[0].copy(), search.talon_keys.copy()
     play_children(state, placed, 700, actions, moves, count, *children, search.table[0], search.talon_keys,
                   search.params, search.obj, search.card_points)
@@ -350,3 +353,63 @@ def test_a_table_growth_that_would_end_past_the_time_limit_makes_room_instead(se
     assert roomy.table_entries > FIRST_TABLE_ENTRIES and roomy.table_purges == 0
     assert slow.table_entries == FIRST_TABLE_ENTRIES and slow.table_purges > 0
     assert roomy.proved and slow.proved and slow.best_value == roomy.best_value
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("case_id", [case[0] for case in CASES])
+def test_best_first_on_several_threads_finds_the_exhaustive_optimum(case_id, threads):
+    """The threads share the nodes and both tables: on the oracle's small positions they prove
+    the optimum of every clock, as one thread does, and the line replays to that value."""
+    _, position, base_rules, clocks = CASES_BY_ID[case_id]
+    for seconds in clocks:
+        rules = with_clock(base_rules, seconds)
+        answer = oracle_answer(case_id, seconds)
+        origin = Game(DEAL0, rules, position)
+        search = BestFirst(origin, rules, line_value(origin) - 1, False, 16, threads)
+        search.run(2_000_000)
+        assert search.proved, (case_id, seconds, search.nodes)
+        assert search.best_value == search.proven_bound() == answer.value, (case_id, seconds)
+        path = search.best_path()
+        line = line_module.continue_game(origin, path if path is not None else [])
+        assert line_value(line) == answer.value, (case_id, seconds, path)
+
+
+@pytest.mark.parametrize("name, seed", [("harmony", 5), ("classic-draw3", 5), ("duel", 4)])
+def test_two_threads_prove_the_one_threads_optimum_and_both_search(name, seed):
+    """On real deals two threads prove what one does, every thread searches (work is handed to
+    the one whose heap runs dry: `BestFirst._share_work`), the children counted are every
+    thread's, and the line replays to the value proved."""
+    rules = PRESETS[name]
+    origin = Game(Deal.from_seed(seed), rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 256, 2)
+    search.run(5_000_000)
+    assert search.proved and search.compactions == 0
+    assert search.best_value == search.proven_bound() == proved_best(name, seed)
+    assert all(nodes > 0 for nodes in search.lane_nodes) and sum(search.lane_nodes) == search.nodes
+    assert line_value(line_module.continue_game(origin, search.best_path())) == search.best_value
+
+
+@pytest.mark.parametrize("name, seed", [("classic-draw3", 5), ("harmony", 5)])
+def test_two_threads_with_little_memory_make_room_and_stay_right(name, seed):
+    """With 1 MB two threads have to make room again and again (their heaps are pooled, compacted
+    and dealt out again): what they prove is still true, and their line replays as reported."""
+    rules = PRESETS[name]
+    optimum = proved_best(name, seed)
+    origin = Game(Deal.from_seed(seed), rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 1, 2)
+    search.run(3_000_000)
+    assert search.compactions > 0
+    assert search.best_value <= optimum <= search.proven_bound()
+    if search.proved:
+        assert search.best_value == optimum
+    if search.best_path() is not None:
+        assert line_value(line_module.continue_game(origin, search.best_path())) == search.best_value
+
+
+def test_best_on_two_threads_gives_the_one_threads_answer():
+    """`best(threads=2)` proves the optimum `best` proves on one thread, and its line replays."""
+    deal, rules = Deal.from_seed(9), PRESETS["harmony"]
+    one, two = best(deal, rules, max_nodes=3_000_000), best(deal, rules, max_nodes=3_000_000, threads=2)
+    assert one.optimal and two.optimal and one.score == two.score
+    replayed = replay(deal, rules, two.line)
+    assert replayed.legal and replayed.game.score().total == two.score

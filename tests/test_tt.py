@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from solver.tt import evict, rehash, tt_visit
+from solver.tt import (evict, flush_scored, rehash, rehash_scored, scored_info, tt_dominated_scored, tt_seen_scored,
+                       tt_store_scored, tt_visit, tt_visit_scored)
 
 
 def crowded_keys(rng, size, count):
@@ -62,3 +63,39 @@ def test_rehash_into_a_bigger_table_keeps_every_entry():
     assert rehash(keys, orders, bigger_keys, bigger_orders) == len(stored)
     for key in stored:
         assert not tt_visit(bigger_keys, bigger_orders, key, 3)
+
+
+def test_a_scored_entry_is_found_only_whole():
+    """The scored table keeps key XOR info (threads share it without locks): a stored visit is
+    found and dominates as stored; an entry whose two words do not belong together, as a probe
+    may read one that another thread is writing, is a miss, never a visit."""
+    checks = np.zeros(64, dtype=np.uint64)
+    infos = np.zeros(64, dtype=np.int64)
+    key = np.uint64(0xABCDEF12_34567890)
+    tt_store_scored(checks, infos, key, 1500, 40)
+    assert tt_seen_scored(checks, infos, key, 1500, 40) and tt_seen_scored(checks, infos, key, 1400, 41)
+    assert not tt_seen_scored(checks, infos, key, 1600, 40) and not tt_seen_scored(checks, infos, key, 1500, 39)
+    assert not tt_dominated_scored(checks, infos, key, 1500, 40)  # its own visit
+    assert tt_dominated_scored(checks, infos, key, 1500, 41)
+    slot = int(np.flatnonzero(infos)[0])
+    infos[slot] = scored_info(99_999, 0)  # a torn entry: another visit's info beside this check
+    assert not tt_seen_scored(checks, infos, key, 0, 300)
+    assert not tt_dominated_scored(checks, infos, key, 0, 300)
+
+
+def test_a_scored_table_grows_and_empties_with_its_visits():
+    """Rehashing keeps every visit with its points and actions; flushing keeps only the path."""
+    rng = np.random.default_rng(3)
+    checks, infos = np.zeros(256, dtype=np.uint64), np.zeros(256, dtype=np.int64)
+    keys = crowded_keys(rng, 256, 150)
+    for index, key in enumerate(keys):
+        assert tt_visit_scored(checks, infos, key, -index, index)  # negative points too
+    bigger_checks, bigger_infos = np.zeros(512, dtype=np.uint64), np.zeros(512, dtype=np.int64)
+    assert rehash_scored(checks, infos, bigger_checks, bigger_infos) == 150
+    for index, key in enumerate(keys):
+        assert tt_seen_scored(bigger_checks, bigger_infos, key, -index, index)
+        assert not tt_seen_scored(bigger_checks, bigger_infos, key, -index + 1, index)
+    path_points, path_actions = np.array([5, 6], dtype=np.int64), np.array([1, 2], dtype=np.int64)
+    assert flush_scored(bigger_checks, bigger_infos, keys[:2].copy(), path_points, path_actions, 2) == 2
+    assert tt_seen_scored(bigger_checks, bigger_infos, keys[0], 5, 1)
+    assert not tt_seen_scored(bigger_checks, bigger_infos, keys[2], -1000, 1000)

@@ -1,0 +1,31 @@
+"""An atomic fetch-and-add on an int64 array element (numba intrinsic).
+
+The best-first search's threads store their nodes in one set of arrays; each takes the number of
+its next node from one shared counter, so that two never take the same one (`bestfirst.new_node`).
+"""
+
+from __future__ import annotations
+
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+
+@intrinsic
+def fetch_add(typingctx, array, index, amount):
+    """Add `amount` to `array[index]` (an int64 array) as one indivisible step; return the value
+    before. No bounds check. Monotonic ordering: the counter orders nothing else (the threads
+    meet, and see each other's writes, only between kernel calls)."""
+    if not (isinstance(array, types.Array) and array.dtype == types.int64):
+        return None
+    signature = types.int64(array, index, amount)
+
+    def codegen(context, builder, sig, args):
+        array_type = sig.args[0]
+        array_value = context.make_array(array_type)(context, builder, args[0])
+        pointer = cgutils.get_item_pointer(context, builder, array_type, array_value, [args[1]],
+                                           wraparound=False, boundscheck=False)
+        value = context.cast(builder, args[2], sig.args[2], types.int64)
+        return builder.atomic_rmw("add", pointer, value, "monotonic")
+
+    return signature, codegen
