@@ -272,7 +272,11 @@ class BestFirst(OptimalSearch):
     budget (`TABLE_BUDGET`), its table of talon positions a sixteenth (`TALON_TABLE_SHARE`), its
     nodes and heap the rest. When the nodes are all used it frees
     those it no longer needs and, if that is not enough, drops the open nodes of lowest bound: its
-    answer is then a proof only if its best line reaches their bound."""
+    answer is then a proof only if its best line reaches their bound.
+
+    With `threads` > 1 the kernel runs on that many threads at once, in rounds (`_run_lanes`):
+    one heap, stack and context each (`_Lane`), the nodes and both tables shared (README, "How
+    the solver works"). With one thread it is the same search, child for child, as before threads."""
 
     stack_layout = {
         "states": ((STATE_SIZE,), np.int8),
@@ -472,8 +476,10 @@ class BestFirst(OptimalSearch):
             lane.ctx[F_HEAP_SIZE] = dealt.shape[0]
 
     def compile_rest(self) -> None:
-        """Compile the kernels that make room (`runner.ChunkedSearch`)."""
+        """Compile the kernels that make room and hand work between threads (`runner.ChunkedSearch`)."""
         self._make_room()
+        first = self.lanes[0]
+        move_heap_top(first.heap_keys, first.ctx, first.heap_keys, first.ctx, 0)
 
     @property
     def proved(self) -> bool:

@@ -123,16 +123,18 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
     assert line(move, parent, int(ctx[F_BEST_NODE])) == before[best_before]
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("case_id", [case[0] for case in CASES])
-def test_best_first_alone_finds_the_exhaustive_optimum(case_id):
+def test_best_first_alone_finds_the_exhaustive_optimum(case_id, threads):
     """On the oracle's small positions (test_optimal), the best-first search alone, from no line
-    but the empty one, proves the optimum of every clock, and its line replays to that value."""
+    but the empty one, proves the optimum of every clock, and its line replays to that value; so
+    do several threads, which share the nodes and both tables."""
     _, position, base_rules, clocks = CASES_BY_ID[case_id]
     for seconds in clocks:
         rules = with_clock(base_rules, seconds)
         answer = oracle_answer(case_id, seconds)
         origin = Game(DEAL0, rules, position)
-        search = BestFirst(origin, rules, line_value(origin) - 1, False, 16)
+        search = BestFirst(origin, rules, line_value(origin) - 1, False, 16, threads)
         search.run(2_000_000)
         assert search.proved, (case_id, seconds, search.nodes)
         assert search.best_value == search.proven_bound() == answer.value, (case_id, seconds)
@@ -305,16 +307,18 @@ def proved_best(name: str, seed: int) -> int:
     return search.best_value
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name, seed", [("classic-draw3", 5), ("harmony", 5)])
-def test_with_little_memory_the_search_makes_room_and_stays_right(name, seed):
-    """With 1 MB (about 10,000 nodes) the best-first search has to make room, again and again:
-    what it proves is still true (the best value, or a bound no line beats). `best` with 1 MB
-    goes on depth-first where it ends unproved: its line replays as reported and its bound holds."""
+def test_with_little_memory_the_search_makes_room_and_stays_right(name, seed, threads):
+    """With 1 MB (about 10,000 nodes) the best-first search has to make room, again and again
+    (with several threads, their heaps pooled, compacted and dealt out again): what it proves is
+    still true (the best value, or a bound no line beats). `best` with 1 MB goes on depth-first
+    where it ends unproved: its line replays as reported and its bound holds."""
     deal = Deal.from_seed(seed)
     rules = PRESETS[name]
     optimum = proved_best(name, seed)
     origin = Game(deal, rules)
-    search = BestFirst(origin, rules, line_value(origin) - 1, False, 1)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 1, threads)
     search.run(3_000_000)
     assert search.compactions > 0
     assert search.best_value <= optimum <= search.proven_bound()
@@ -322,7 +326,7 @@ def test_with_little_memory_the_search_makes_room_and_stays_right(name, seed):
         assert search.best_value == optimum
     if search.best_path() is not None:
         assert line_value(line_module.continue_game(origin, search.best_path())) == search.best_value
-    result = best(deal, rules, max_nodes=1_000_000, memory_mb=1)
+    result = best(deal, rules, max_nodes=1_000_000, memory_mb=1, threads=threads)
     replayed = replay(deal, rules, result.line)
     assert replayed.legal and line_value(replayed.game) == line_value(result.game) <= optimum
     if rules.scoring is not None:
@@ -355,25 +359,6 @@ def test_a_table_growth_that_would_end_past_the_time_limit_makes_room_instead(se
     assert roomy.proved and slow.proved and slow.best_value == roomy.best_value
 
 
-@pytest.mark.parametrize("threads", [2, 3])
-@pytest.mark.parametrize("case_id", [case[0] for case in CASES])
-def test_best_first_on_several_threads_finds_the_exhaustive_optimum(case_id, threads):
-    """The threads share the nodes and both tables: on the oracle's small positions they prove
-    the optimum of every clock, as one thread does, and the line replays to that value."""
-    _, position, base_rules, clocks = CASES_BY_ID[case_id]
-    for seconds in clocks:
-        rules = with_clock(base_rules, seconds)
-        answer = oracle_answer(case_id, seconds)
-        origin = Game(DEAL0, rules, position)
-        search = BestFirst(origin, rules, line_value(origin) - 1, False, 16, threads)
-        search.run(2_000_000)
-        assert search.proved, (case_id, seconds, search.nodes)
-        assert search.best_value == search.proven_bound() == answer.value, (case_id, seconds)
-        path = search.best_path()
-        line = line_module.continue_game(origin, path if path is not None else [])
-        assert line_value(line) == answer.value, (case_id, seconds, path)
-
-
 @pytest.mark.parametrize("name, seed", [("harmony", 5), ("classic-draw3", 5), ("duel", 4)])
 def test_two_threads_prove_the_one_threads_optimum_and_both_search(name, seed):
     """On real deals two threads prove what one does, every thread searches (work is handed to
@@ -387,23 +372,6 @@ def test_two_threads_prove_the_one_threads_optimum_and_both_search(name, seed):
     assert search.best_value == search.proven_bound() == proved_best(name, seed)
     assert all(nodes > 0 for nodes in search.lane_nodes) and sum(search.lane_nodes) == search.nodes
     assert line_value(line_module.continue_game(origin, search.best_path())) == search.best_value
-
-
-@pytest.mark.parametrize("name, seed", [("classic-draw3", 5), ("harmony", 5)])
-def test_two_threads_with_little_memory_make_room_and_stay_right(name, seed):
-    """With 1 MB two threads have to make room again and again (their heaps are pooled, compacted
-    and dealt out again): what they prove is still true, and their line replays as reported."""
-    rules = PRESETS[name]
-    optimum = proved_best(name, seed)
-    origin = Game(Deal.from_seed(seed), rules)
-    search = BestFirst(origin, rules, line_value(origin) - 1, False, 1, 2)
-    search.run(3_000_000)
-    assert search.compactions > 0
-    assert search.best_value <= optimum <= search.proven_bound()
-    if search.proved:
-        assert search.best_value == optimum
-    if search.best_path() is not None:
-        assert line_value(line_module.continue_game(origin, search.best_path())) == search.best_value
 
 
 def test_best_on_two_threads_gives_the_one_threads_answer():

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from cli import main
 from solver.deal import Deal
 from solver.game import replay
-from solver.optimal import BEST_MEMORY_MB
+from solver.optimal import BEST_MEMORY_MB, default_threads
 from solver.rules import PRESETS
 from solver.solve import DEFAULT_MEMORY_MB
 
@@ -98,6 +98,19 @@ def test_each_search_gets_its_own_default_memory_or_the_one_asked_for(monkeypatc
     assert BEST_MEMORY_MB > DEFAULT_MEMORY_MB  # best keeps every open position (README: 2 GB)
 
 
+def test_best_runs_the_threads_asked_for_or_the_cores(monkeypatch):
+    asked = []
+
+    def spy(*args, threads, **kw):
+        asked.append(threads)
+        raise KeyboardInterrupt  # stop there: only the threads handed on matter
+
+    monkeypatch.setattr("solver.optimal.best", spy)
+    run("best", 3)
+    run("best", 3, "--threads", 3)
+    assert asked == [default_threads(), 3]
+
+
 def test_best_without_scoring_reports_no_score():
     result = run("best", 4, "--json", "--max-nodes", 300_000)
     data = json.loads(result.output)
@@ -111,6 +124,7 @@ def test_best_without_scoring_reports_no_score():
     ["solve", 1, "--max-nodes", 0],
     ["solve", "--deal", "Ah Ah"],
     ["best", 1, "--passes", "zero"],
+    ["best", 1, "--threads", 0],
 ])
 def test_bad_input_is_one_line_and_exit_two(args):
     result = run(*args)
