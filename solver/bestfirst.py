@@ -40,7 +40,7 @@ of low bound; the highest bound dropped (F_DROPPED) is then a limit below which 
 
 from __future__ import annotations
 
-from .atomics import fetch_add
+from .atomics import atomic_load, fetch_add
 from .bnb import B_BEST, _play_child, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
@@ -67,6 +67,10 @@ F_CTX_SIZE = 12
 # (`atomics.fetch_add`), alone on its cache line (the slot in the middle of a 128-byte array), so
 # that no thread's other writes share the line it bounces between cores on.
 NODE_COUNT = 8
+# Raised by a thread that ends its part of a round (its budget spent, its heap empty, or out of
+# room): the others end theirs at their next expansion, instead of leaving it idle until they have
+# spent their budgets too (`optimal.BestFirst._run_lanes`). On another cache line than NODE_COUNT.
+ROUND_OVER = 0
 COUNTER_SIZE = 16
 
 # heap key: bound << NODE_BITS | node (node numbers are int32, never negative; a bound is a value,
@@ -221,7 +225,10 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
     max_depth = states.shape[0] - 1
     nodes = 0
     status = RUNNING
+    expanded = False
     while nodes < node_budget:
+        if expanded and atomic_load(counter, ROUND_OVER) != 0:
+            break  # another thread ended its part of the round
         size = ctx[F_HEAP_SIZE]
         if size == 0 or key_bound(heap_keys[0]) <= ctx[F_BEST]:
             status = EXHAUSTED
@@ -263,6 +270,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                 if bound > ctx[F_BEST]:
                     ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, node))
                 continue
+        expanded = True
         count = generate_moves(state, params, moves)
         play_children(state, placed[depth], points, actions, moves, count, children_states, children_placed,
                       children_actions, children_points, children_keys, children_free_keys, keys, talon_keys, params,
@@ -299,6 +307,8 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                               node, moves[index], taken, child_points, depth + 1, key)
             ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, stored))
     ctx[CTX_NODES] += nodes
+    if expanded or status != EXHAUSTED:
+        fetch_add(counter, ROUND_OVER, 1)
     return status
 
 

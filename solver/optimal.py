@@ -23,8 +23,8 @@ import numpy as np
 
 from . import line as line_module
 from .bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_MARGIN,
-                        F_TALON_DOMINATED, NODE_COUNT, NODES_FULL, best_first_chunk, best_first_start, compact,
-                        heap_key, key_bound, move_heap_top)
+                        F_TALON_DOMINATED, NODE_COUNT, NODES_FULL, ROUND_OVER, best_first_chunk, best_first_start,
+                        compact, heap_key, key_bound, move_heap_top)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
 from .game import Game, Position
@@ -224,7 +224,8 @@ STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never
 
 SHARED_NODES = 4096  # at most this many open nodes handed from one thread to another at a time
 # Children each thread searches in a round, at most, before the threads meet to pool what they found
-# and share work (about 15-20 ms: a thread left without work waits no longer than that).
+# and share work (about 15-20 ms). The first thread to end its part ends the round for all
+# (`bestfirst.ROUND_OVER`), so none waits for the others.
 ROUND_NODES = 25_000
 
 
@@ -356,6 +357,7 @@ class BestFirst(OptimalSearch):
                                 self.talon_info, *lane.children.values(), self.counter)
 
     def _kernel(self, node_budget: int) -> int:
+        self.counter[ROUND_OVER] = 0  # raised as the last round ended (`bestfirst.ROUND_OVER`)
         if len(self.lanes) == 1:
             status = self._run_lane(self.lanes[0], node_budget)
         else:
