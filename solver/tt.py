@@ -211,8 +211,16 @@ def tt_dominated_scored(checks, infos, key, own_points, own_actions):
 @kernel
 def rehash_scored(old_checks, old_infos, checks, infos):
     """Insert every entry of the old scored table into the (empty) new one; returns the count."""
+    return rehash_scored_part(old_checks, old_infos, checks, infos, 0, old_checks.shape[0])
+
+
+@kernel
+def rehash_scored_part(old_checks, old_infos, checks, infos, start, stop):
+    """`rehash_scored` for the old table's slots `start` to `stop`: threads may each take a part at
+    once (the table is shared as in the search: two inserts may race for a slot, and then one is
+    lost, which costs only a duplicate)."""
     count = 0
-    for i in range(old_checks.shape[0]):
+    for i in range(start, stop):
         info = old_infos[i]
         if old_checks[i] != 0 or info != 0:
             tt_visit_scored(checks, infos, old_checks[i] ^ np.uint64(info), info_points(info), info_actions(info))
