@@ -304,8 +304,10 @@ class BestFirst(OptimalSearch):
         # A visit of a position but for a waste of fewer cards, from which drawing reaches this
         # one with no more actions and no card going up, dominates it (`tt.talon_dominated`).
         talon_entries = 1 << max(10, int(memory_mb * (1 << 20) * TALON_TABLE_SHARE / 16).bit_length() - 1)
-        self.talon_keys = np.zeros(talon_entries, dtype=np.uint64)
-        self.talon_info = np.zeros(talon_entries, dtype=np.int64)
+        # key and info side by side, as in the main table (`OptimalSearch._new_table`): the probe of a
+        # child, fetched ahead (`bestfirst.play_children`), then waits for one cache line, not two
+        talon_records = np.zeros(talon_entries, dtype=[("key", np.uint64), ("info", np.int64)])
+        self.talon_keys, self.talon_info = talon_records["key"], talon_records["info"]
         nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes - \
             talon_entries * 16
         capacity = max(4 * threads * MAX_MOVES, nodes_budget // node_bytes)
