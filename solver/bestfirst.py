@@ -41,13 +41,13 @@ of low bound; the highest bound dropped (F_DROPPED) is then a limit below which 
 from __future__ import annotations
 
 from .atomics import atomic_load, fetch_add
-from .bnb import B_BEST, _play_child, enter_child, position_bound, relaxed_bound, scored_key
+from .bnb import B_BEST, _play_child, child_scored_key, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
 from .objective import stop_value, upper_bound, won_value
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
                      EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
-from .state import foundation_total
+from .state import foundation_total, layout_hashes
 from .tt import (prefetch_slot, talon_dominated, talon_key, talon_store, tt_dominated_scored, tt_seen_scored,
                  tt_visit_scored)
 
@@ -215,7 +215,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                      node_key, node_tight, heap_keys, keys, table_infos, ctx, params, obj,
                      card_points_table, node_budget, scratch, moves, talon_keys, talon_info, children_states,
                      children_placed, children_actions, children_points, children_keys, children_free_keys,
-                     counter):
+                     parent_hashes, counter):
     """Expand open nodes, highest bound first, for at most `node_budget` children; return a status
     (RUNNING; EXHAUSTED: no open node can beat the best, which is proved unless a dropped node
     could (F_DROPPED above it); TABLE_FULL, STACK_FULL as in
@@ -273,8 +273,8 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         expanded = True
         count = generate_moves(state, params, moves)
         play_children(state, placed[depth], points, actions, moves, count, children_states, children_placed,
-                      children_actions, children_points, children_keys, children_free_keys, keys, talon_keys, params,
-                      obj, card_points_table)
+                      children_actions, children_points, children_keys, children_free_keys, parent_hashes, keys,
+                      talon_keys, params, obj, card_points_table)
         for index in range(count):
             taken = children_actions[index]
             if taken < 0:
@@ -314,8 +314,8 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
 
 @kernel
 def play_children(state, state_placed, points, actions, moves, count, children_states, children_placed,
-                  children_actions, children_points, children_keys, children_free_keys, keys, talon_keys, params, obj,
-                  card_points_table):
+                  children_actions, children_points, children_keys, children_free_keys, parent_hashes, keys, talon_keys,
+                  params, obj, card_points_table):
     """Play each of the first `count` moves from `state` into its row of the `children_*` arrays:
     the child's state, placed cards, actions (-1: past the time limit), points and, unless it is won,
     its keys in the table and in the talon table (`tt.talon_key`); and start fetching the child's
@@ -324,6 +324,7 @@ def play_children(state, state_placed, points, actions, moves, count, children_s
     The tables are far larger than the caches, so a probe waits for memory. Fetched for every child
     before the first is looked up, they arrive together, while the others are played (`harmony`
     seeds 13 and 23, best-first alone: a fifth less time, the same positions)."""
+    layout_hashes(state, parent_hashes)
     for index in range(count):
         child = children_states[index]
         children_actions[index], children_points[index] = _play_child(
@@ -331,7 +332,7 @@ def play_children(state, state_placed, points, actions, moves, count, children_s
             card_points_table)
         if children_actions[index] < 0 or foundation_total(child) == 52:
             continue
-        key = scored_key(child, params, obj, children_placed[index])
+        key = child_scored_key(child, state, parent_hashes, params, obj, children_placed[index])
         children_keys[index] = key
         children_free_keys[index] = talon_key(key, child, obj)
         prefetch_slot(keys, key)

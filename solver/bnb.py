@@ -19,7 +19,7 @@ from .objective import (OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, first_never_plac
                         won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
-    foundation_total, state_hash
+    child_state_hash, foundation_total, state_hash
 from .tt import tt_seen_scored, tt_store_scored, tt_visit_scored
 
 _rng = np.random.default_rng(0x706C61636564)
@@ -39,8 +39,20 @@ def scored_key(state, params, obj, placed):
     recycles are penalised; and which cards in play have already been placed once (they score
     nothing next time).
     """
-    pass_limit = params[PARAM_PASS_LIMIT]
-    key = state_hash(state, pass_limit != 0, state[WASTE_COUNT])
+    return _scored_key_from(state_hash(state, params[PARAM_PASS_LIMIT] != 0, state[WASTE_COUNT]), state, obj, placed)
+
+
+@kernel
+def child_scored_key(child, parent, parent_hashes, params, obj, placed):
+    """`scored_key` of a state one move from `parent`, from the parent's `state.layout_hashes`
+    (`state.child_state_hash`)."""
+    key = child_state_hash(child, parent, parent_hashes, params[PARAM_PASS_LIMIT] != 0, child[WASTE_COUNT])
+    return _scored_key_from(key, child, obj, placed)
+
+
+@kernel
+def _scored_key_from(key, state, obj, placed):
+    """`scored_key` from the state's `state.state_hash`."""
     if pass_classes(obj):
         key ^= ZOBRIST_PASS[pass_class(obj, state)]
     for suit in range(4):  # the suit's cards placed once but not up

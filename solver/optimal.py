@@ -36,7 +36,7 @@ from .runner import ChunkedSearch
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
                      STACK_FULL, TABLE_FULL)
 from .solve import Search, compile_once, deal_fields, search_params, solve
-from .state import STATE_SIZE, encode
+from .state import LAYOUT_HASHES, STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored, rehash_scored_part
 
 INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budgets
@@ -243,7 +243,8 @@ class _Lane:
                          "actions": np.empty(MAX_MOVES, dtype=np.int64),
                          "points": np.empty(MAX_MOVES, dtype=np.int64),
                          "keys": np.empty(MAX_MOVES, dtype=np.uint64),
-                         "free_keys": np.empty(MAX_MOVES, dtype=np.uint64)}
+                         "free_keys": np.empty(MAX_MOVES, dtype=np.uint64),
+                         "parent_hashes": np.empty(LAYOUT_HASHES, dtype=np.uint64)}
 
 
 _POOL: list[ThreadPoolExecutor] = []

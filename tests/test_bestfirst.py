@@ -178,7 +178,7 @@ def test_an_expansions_children_are_each_as_that_move_played_alone(name, seed, a
     tables = search.table[0].copy(), search.talon_keys.copy()
     play_children(state, placed, 700, actions, moves, count, *children, search.table[0], search.talon_keys,
                   search.params, search.obj, search.card_points)
-    states, placed_rows, actions_of, points_of, keys_of, free_keys_of = children
+    states, placed_rows, actions_of, points_of, keys_of, free_keys_of, _ = children
     alone, alone_placed = np.zeros_like(state), np.zeros_like(placed)
     timed_out = 0
     for index in range(count):

@@ -56,3 +56,40 @@ def test_hash_tells_apart_positions_that_differ():
         seen.setdefault(key(position), set()).add(position.key())
     assert all(len(keys) == 1 for keys in seen.values())
     assert len(seen) > 50
+
+
+def test_a_childs_hash_from_its_parents_parts_is_its_whole_hash():
+    """`child_state_hash` hashes again only the piles and talon a move changed; for every move of
+    positions along random games, with and without auto-play and with both draws (moves of runs,
+    waste and foundation cards, talon steps, recycles), it equals the child's `state_hash`."""
+    import numpy as np
+
+    from solver.movegen import MAX_MOVES, MOVE_FIELDS, apply_move, generate_moves
+    from solver.solve import search_params
+    from solver.state import LAYOUT_HASHES, TALON_LEN, WASTE_COUNT, child_state_hash, layout_hashes
+
+    checked = talon_changed = 0
+    for name in ("harmony", "classic-draw3", "classic"):
+        rules = PRESETS[name]
+        params = search_params(rules, prune=False)
+        rng = random.Random(name)
+        for seed in range(30):
+            game = Game(Deal.from_seed(seed), rules)
+            for _ in range(rng.randrange(0, 90)):
+                actions = game.legal_actions()
+                if not actions:
+                    break
+                game.apply(rng.choice(actions))
+            parent = encode(game.position)
+            hashes = np.empty(LAYOUT_HASHES, dtype=np.uint64)
+            layout_hashes(parent, hashes)
+            moves = np.empty((MAX_MOVES, MOVE_FIELDS), dtype=np.int16)
+            for index in range(generate_moves(parent, params, moves)):
+                child = parent.copy()
+                apply_move(child, moves[index], params)
+                for hash_pass in (True, False):
+                    assert child_state_hash(child, parent, hashes, hash_pass, child[WASTE_COUNT]) == \
+                        state_hash(child, hash_pass, child[WASTE_COUNT]), (name, seed, moves[index])
+                checked += 1
+                talon_changed += child[TALON_LEN] != parent[TALON_LEN]
+    assert checked > 300 and 0 < talon_changed < checked
