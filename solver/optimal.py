@@ -23,7 +23,7 @@ import numpy as np
 
 from . import line as line_module
 from .bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_MARGIN,
-                        F_TALON_DOMINATED, NODE_COUNT, NODES_FULL, ROUND_OVER, best_first_chunk, best_first_start,
+                        F_TALON_DOMINATED, NODE_COUNT, NODE_NUMBER_BITS, NODES_FULL, ROUND_OVER, best_first_chunk, best_first_start,
                         compact, heap_key, key_bound, move_heap_top)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
@@ -311,7 +311,8 @@ class BestFirst(OptimalSearch):
         self.talon_keys, self.talon_info = talon_records["key"], talon_records["info"]
         nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes - \
             talon_entries * 16
-        capacity = max(4 * threads * MAX_MOVES, nodes_budget // node_bytes)
+        # at most the node numbers a heap key holds (`bestfirst.heap_key`): 2 GB keep about 28 M
+        capacity = min(max(4 * threads * MAX_MOVES, nodes_budget // node_bytes), 1 << NODE_NUMBER_BITS)
         # np.empty takes address space only: pages are used as nodes are stored
         records = np.empty(capacity, dtype=self.node_record)
         self.nodes_of = {name: records[name] for name in self.node_record.names}
@@ -447,7 +448,7 @@ class BestFirst(OptimalSearch):
         first = self.lanes[0]
         self._pool_heaps()
         capacity = nd["parent"].shape[0]
-        drop_key = heap_key(self.best_value + 1, 0) - 1  # a node bounded by the best line so far is no use
+        drop_key = heap_key(self.best_value + 1, 0, 0) - 1  # a node bounded by the best line so far is no use
         for _ in range(ROOM_ROUNDS):
             left = compact(nd["parent"], nd["move"], nd["actions"], nd["points"], nd["depth"], nd["key"], nd["tight"],
                            nd["remap"], first.heap_keys, first.stack["path_nodes"], first.ctx, drop_key, self.counter)

@@ -17,7 +17,7 @@ import pytest
 
 from solver import line as line_module
 from solver.bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_TALON_DOMINATED,
-                              NODE_COUNT, compact, heap_key, heap_pop, heap_push, key_bound, key_node, play_children)
+                              NODE_COUNT, NODE_NUMBER_BITS, compact, heap_key, heap_pop, heap_push, key_bound, key_node, play_children)
 from solver.bnb import _play_child, scored_key
 from solver.movegen import generate_moves
 from solver.objective import NEVER, WON_BASE, objective_params, pass_class, pass_classes
@@ -40,7 +40,7 @@ def test_the_heap_gives_nodes_back_highest_key_first():
     popped = []
     for step in range(2000):
         if size < capacity and (size == 0 or rng.random() < 0.55):
-            key = heap_key(rng.randint(-3000, 3000), rng.randint(0, 5000))
+            key = heap_key(rng.randint(-3000, 3000), rng.randint(0, 52), rng.randint(0, 5000))
             size = heap_push(keys, size, key)
             mirror.append(key)
         else:
@@ -53,14 +53,17 @@ def test_the_heap_gives_nodes_back_highest_key_first():
     assert popped, "nothing was popped: the test looked at nothing"
 
 
-@pytest.mark.parametrize("bound, node", [(0, 0), (999_880, 120), (-400, 3), (-(1 << 30), 7), (12, (1 << 31) - 1)])
-def test_a_heap_key_orders_by_bound_then_the_node_stored_last_and_gives_the_bound_back(bound, node):
-    key = heap_key(bound, node)
+@pytest.mark.parametrize("bound, rank, node", [(0, 0, 0), (999_880, 52, 120), (-400, 7, 3), (-(1 << 30), 0, 7),
+                                               (12, 30, (1 << NODE_NUMBER_BITS) - 1)])
+def test_a_heap_key_orders_by_bound_then_rank_then_the_node_stored_last_and_gives_the_bound_back(bound, rank, node):
+    key = heap_key(bound, rank, node)
     assert key_bound(key) == bound and key_node(key) == node
-    assert heap_key(bound + 1, 0) > key  # a higher bound first, whatever the node
-    assert heap_key(bound - 1, (1 << 31) - 1) < key
+    assert heap_key(bound + 1, 0, 0) > key  # a higher bound first, whatever the rest
+    assert heap_key(bound - 1, 52, (1 << NODE_NUMBER_BITS) - 1) < key
+    if rank < 52:
+        assert heap_key(bound, rank + 1, 0) > key  # then more cards up, whatever the node
     if node > 0:
-        assert heap_key(bound, node - 1) < key  # then the node stored last
+        assert heap_key(bound, rank, node - 1) < key  # then the node stored last
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -86,11 +89,12 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
     ctx[F_DROPPED], ctx[F_BEST_NODE] = NEVER, rng.randrange(count)
     open_nodes = rng.sample(range(1, count), 60)
     bounds = {node: rng.randint(-50, 50) for node in open_nodes}
+    ranks = {node: rng.randint(0, 52) for node in open_nodes}
     size = 0
     for node in open_nodes:
-        size = heap_push(heap_keys, size, heap_key(bounds[node], node))
+        size = heap_push(heap_keys, size, heap_key(bounds[node], ranks[node], node))
     ctx[F_HEAP_SIZE] = size
-    drop_key = heap_key(0, 5)
+    drop_key = heap_key(0, 20, 5)
 
     def line(names, parents, node):
         moves = []
@@ -100,7 +104,7 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
         return moves
 
     before = {node: line(move, parent, node) for node in open_nodes + [int(ctx[F_BEST_NODE])]}
-    kept = [node for node in open_nodes if heap_key(bounds[node], node) > drop_key]
+    kept = [node for node in open_nodes if heap_key(bounds[node], ranks[node], node) > drop_key]
     dropped = [bounds[node] for node in open_nodes if node not in kept]
     best_before = int(ctx[F_BEST_NODE])
     left = compact(parent, move, actions, points, depth, key, tight, remap, heap_keys,
@@ -119,7 +123,8 @@ def test_making_room_keeps_every_open_node_with_its_line_and_frees_the_rest(seed
         node = int(key_node(heap_keys[slot]))
         assert line(move, parent, node) == before[int(move[node, 0])]
         assert slot == 0 or heap_keys[(slot - 1) // 2] >= heap_keys[slot]  # still a heap
-        assert heap_keys[slot] == heap_key(bounds[int(move[node, 0])], node)  # keyed by its new number
+        name = int(move[node, 0])
+        assert heap_keys[slot] == heap_key(bounds[name], ranks[name], node)  # keyed by its new number
     assert line(move, parent, int(ctx[F_BEST_NODE])) == before[best_before]
 
 
