@@ -1,9 +1,10 @@
 """The best-first kernel of the optimal search (numba).
 
 The same positions, macro-moves, bounds and table as the branch and bound (`bnb`), searched in
-another order: always from the open position with the highest bound (`bnb.position_bound`), the
-one stored last among equals. With the fewest-actions objective this is A*, the bound being the
-actions so far plus `objective.actions_lower_bound`. The first line whose value reaches the
+another order: always from the open position with the highest bound (`bnb.position_bound`); among
+equals, the one with the most cards up, then the one stored last (`heap_key`). With the
+fewest-actions objective this is A*, the bound being the actions so far plus
+`objective.actions_lower_bound`. The first line whose value reaches the
 highest open bound is the best of all, so a short win is found early, where the depth-first
 search first wades through long lines; and while it runs, the highest open bound is a proven
 limit on every line.

@@ -23,8 +23,8 @@ import numpy as np
 
 from . import line as line_module
 from .bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_MARGIN,
-                        F_TALON_DOMINATED, NODE_COUNT, NODE_NUMBER_BITS, NODES_FULL, ROUND_OVER, best_first_chunk, best_first_start,
-                        compact, heap_key, key_bound, move_heap_top)
+                        F_TALON_DOMINATED, NODE_COUNT, NODE_NUMBER_BITS, NODES_FULL, ROUND_OVER, best_first_chunk,
+                        best_first_start, compact, heap_key, key_bound, move_heap_top)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
 from .game import Game, Position

@@ -17,7 +17,8 @@ import pytest
 
 from solver import line as line_module
 from solver.bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_TALON_DOMINATED,
-                              NODE_COUNT, NODE_NUMBER_BITS, compact, heap_key, heap_pop, heap_push, key_bound, key_node, play_children)
+                              NODE_COUNT, NODE_NUMBER_BITS, compact, heap_key, heap_pop, heap_push, key_bound, key_node,
+                              play_children)
 from solver.bnb import _play_child, scored_key
 from solver.movegen import generate_moves
 from solver.objective import NEVER, WON_BASE, objective_params, pass_class, pass_classes
