@@ -292,7 +292,8 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             child = children_states[index]
             child_points = children_points[index]
             nodes += 1
-            won = foundation_total(child) == 52
+            cards_up = foundation_total(child)
+            won = cards_up == 52
             value = won_value(obj, child_points, taken) if won else stop_value(obj, child, child_points, taken)
             if value > ctx[F_BEST]:
                 ctx[F_BEST] = value
@@ -315,7 +316,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight,
                               counter,
                               node, moves[index], taken, child_points, depth + 1, key)
-            ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, foundation_total(child), stored))
+            ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, cards_up, stored))
     ctx[CTX_NODES] += nodes
     if expanded or status != EXHAUSTED:
         fetch_add(counter, ROUND_OVER, 1)
