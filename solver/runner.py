@@ -48,8 +48,10 @@ def keep_freed_memory() -> bool:
     except (OSError, AttributeError):
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    # no allocation gets its own mapping, and free memory at the heap's top is kept up to 2 GB
-    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, 2**31 - 1))
+    # No allocation gets its own mapping, and free memory at the heap's top is never trimmed. (A
+    # threshold of 2 GB did not do: once the top passed it, glibc handed back all of it, so a deal
+    # after one whose search used more than 2 GB took every page afresh.) -1 is SIZE_MAX to glibc.
+    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, -1))
 
 
 SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no budget ran out
