@@ -45,7 +45,7 @@ from .atomics import atomic_load, fetch_add
 from .bnb import B_BEST, _play_child, child_scored_key, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
-from .objective import stop_value, upper_bound, won_value
+from .objective import cached_talon_actions, stop_value, upper_bound_with_talon, won_value
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
                      EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
 from .state import foundation_total, layout_hashes
@@ -224,12 +224,13 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                      node_key, node_tight, heap_keys, keys, table_infos, ctx, params, obj,
                      card_points_table, node_budget, scratch, moves, talon_keys, talon_info, children_states,
                      children_placed, children_actions, children_points, children_keys, children_free_keys,
-                     parent_hashes, counter):
+                     parent_hashes, talon_costs, counter):
     """Expand open nodes, highest bound first, for at most `node_budget` children; return a status
     (RUNNING; EXHAUSTED: no open node can beat the best, which is proved unless a dropped node
     could (F_DROPPED above it); TABLE_FULL, STACK_FULL as in
     `search`; NODES_FULL: no room for another expansion's nodes). `scratch` (52 int8), `moves`
-    and the `children_*` arrays (`play_children`; MAX_MOVES rows each) are work space."""
+    and the `children_*` arrays (`play_children`; MAX_MOVES rows each) are work space;
+    `talon_costs` is the thread's `objective.cached_talon_actions` table."""
     capacity = node_parent.shape[0]
     max_depth = states.shape[0] - 1
     nodes = 0
@@ -308,7 +309,8 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             if talon_dominated(talon_keys, talon_info, free_key, child, child_points, taken, obj):
                 ctx[F_TALON_DOMINATED] += 1
                 continue
-            bound = upper_bound(obj, card_points_table, children_placed[index], child, child_points, taken, True)
+            bound = upper_bound_with_talon(obj, card_points_table, children_placed[index], child, child_points, taken,
+                                           cached_talon_actions(obj, child, talon_costs))
             if bound <= ctx[F_BEST]:
                 continue
             enter_child(keys, table_infos, ctx, key, child_points, taken)

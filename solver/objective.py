@@ -20,7 +20,7 @@ from .deadends import ALL_CARDS
 from .jitcache import kernel
 from .rules import TIME_LIMIT_SECONDS, Ruleset
 from .state import (CARD_SUIT, CARD_VALUE, FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES,
-                    TALON, TALON_LEN, WASTE_COUNT, foundation_total)
+                    TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_COUNT, foundation_total, talon_hash)
 
 FEWEST, SCORED = 0, 1
 WON_BASE = 1_000_000
@@ -29,8 +29,9 @@ NEVER = -(1 << 40)  # the value of a line that cannot be (past the time limit)
 UNLIMITED_RECYCLES = 1 << 20  # the recycles left when the passes are unlimited
 
 OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_MS_PER_ACTION, OBJ_LIMIT_MS, \
-    OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN, OBJ_PASS_LIMIT = range(13)
-OBJ_SIZE = 13
+    OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN, OBJ_PASS_LIMIT, OBJ_ROOT_KNOWN, \
+    OBJ_ROOT_STILL, OBJ_ROOT_PASS = range(16)
+OBJ_SIZE = 16
 
 
 def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -132,6 +133,12 @@ def blocked_actions(state, auto, draw, recycles_left):
     - The waste (`waste_blocked_actions`).
     - A pile to empty for a king (`empty_pile_actions`).
     """
+    return tableau_blocked_actions(state, auto) + waste_blocked_actions(state, auto, draw, recycles_left)
+
+
+@kernel
+def tableau_blocked_actions(state, auto):
+    """The tableau's part of `blocked_actions`: its blocked cards and a pile to empty for a king."""
     total = empty_pile_actions(state, auto)
     for pile in range(PILES):
         face_down = state[FACE_DOWN + pile]
@@ -162,7 +169,7 @@ def blocked_actions(state, auto, draw, recycles_left):
             if _blocked(state[base + index], lowest_below, lowest_of_suit, auto):
                 total += 1
                 break
-    return total + waste_blocked_actions(state, auto, draw, recycles_left)
+    return total
 
 
 @kernel
@@ -189,7 +196,8 @@ def empty_pile_actions(state, auto):
         base = PILE_CARDS + pile * PILE_SLOTS
         suits_below = 0
         top_king = -1  # the index of the pile's highest such king
-        for index in range(state[PILE_LEN + pile]):
+        # a king lies face down or at the bottom of the face-up run: the run descends from there
+        for index in range(min(state[FACE_DOWN + pile] + 1, state[PILE_LEN + pile])):
             card = state[base + index]
             if CARD_VALUE[card] == 13 and (suits_below >> CARD_SUIT[card]) & 1:
                 top_king = index
@@ -442,10 +450,52 @@ def actions_lower_bound(obj, state):
     leave their piles, and the blocked and paired cards of the talon to leave the waste
     (`blocked_actions`).
     """
+    return _actions_lower_bound(obj, state, talon_actions(obj, state))
+
+
+@kernel
+def talon_actions(obj, state):
+    """The talon's part of `actions_lower_bound`: the draws and what its blocked and paired cards
+    cost (`waste_blocked_actions`)."""
     stock = state[TALON_LEN] - state[WASTE_COUNT]
     draw = obj[OBJ_DRAW]
     recycles_left = UNLIMITED_RECYCLES if obj[OBJ_PASS_LIMIT] == 0 else obj[OBJ_PASS_LIMIT] - state[PASS]
-    bound = (stock + draw - 1) // draw + blocked_actions(state, obj[OBJ_AUTO], draw, recycles_left)
+    return (stock + draw - 1) // draw + waste_blocked_actions(state, obj[OBJ_AUTO], draw, recycles_left)
+
+
+# A talon position's `talon_actions` in a `cached_talon_actions` entry: the low bits; the key's
+# other bits tell the entry's position (its low bits are the slot).
+TALON_COST_BITS = 16
+TALON_CACHE_ENTRIES = 1 << 16
+
+
+@kernel
+def cached_talon_actions(obj, state, talon_costs):
+    """`talon_actions`, through a table of the talon positions met (`talon_costs`: uint64,
+    TALON_CACHE_ENTRIES, zeros at first, for one search: the deal fixes the talon's order).
+
+    It depends on the talon's cards, the waste count and (under a pass limit) the pass alone, of
+    which a search meets few: most children with a bound to work out have one met before
+    (`bestfirst.best_first_chunk`), and the chains of `talon_chain_links` were a twentieth of
+    the best-first search's time on `harmony`. Key and value share one word, so a thread reads
+    whole entries only."""
+    key = talon_hash(state) ^ ZOBRIST_WASTE_COUNT[state[WASTE_COUNT]]
+    if obj[OBJ_PASS_LIMIT] != 0:
+        key ^= ZOBRIST_PASS[state[PASS]]
+    slot = key & np.uint64(talon_costs.shape[0] - 1)
+    tag = (key >> np.uint64(TALON_COST_BITS)) << np.uint64(TALON_COST_BITS)
+    entry = talon_costs[slot]
+    if entry != 0 and (entry ^ tag) >> np.uint64(TALON_COST_BITS) == 0:
+        return np.int64(entry & np.uint64((1 << TALON_COST_BITS) - 1))
+    cost = talon_actions(obj, state)
+    talon_costs[slot] = tag | np.uint64(cost)
+    return cost
+
+
+@kernel
+def _actions_lower_bound(obj, state, talon_part):
+    """`actions_lower_bound`, the talon's part (`talon_actions`) given."""
+    bound = talon_part + tableau_blocked_actions(state, obj[OBJ_AUTO])
     if not obj[OBJ_AUTO]:
         bound += 52 - foundation_total(state)
     return bound
@@ -457,13 +507,27 @@ def upper_bound(obj, card_points_table, placed, state, points, actions, win_poss
     reached in the fewest actions that could do it, or the best stop. The win is left out when
     `win_possible` is false (the caller proved this position lost) or `OBJ_NO_WIN` is set (the
     winnability search proved the deal lost)."""
-    if not win_possible or obj[OBJ_NO_WIN]:
+    if not win_possible:
         return no_win_bound(obj, card_points_table, placed, state, points, actions, ALL_CARDS, ALL_CARDS)
+    return upper_bound_with_talon(obj, card_points_table, placed, state, points, actions, -1)
+
+
+@kernel
+def upper_bound_with_talon(obj, card_points_table, placed, state, points, actions, talon_part):
+    """`upper_bound` of a position the caller has not proved lost, its `talon_actions` given (-1: not
+    known; `cached_talon_actions` knows most)."""
+    if obj[OBJ_NO_WIN]:
+        return no_win_bound(obj, card_points_table, placed, state, points, actions, ALL_CARDS, ALL_CARDS)
+    if talon_part < 0:
+        talon_part = talon_actions(obj, state)
     if obj[OBJ_MODE] == FEWEST:
-        return WON_BASE - actions - actions_lower_bound(obj, state)
-    still = _points_still(card_points_table, placed, state, points, obj, ALL_CARDS, ALL_CARDS)
+        return WON_BASE - actions - _actions_lower_bound(obj, state, talon_part)
+    if obj[OBJ_ROOT_KNOWN]:
+        still = obj[OBJ_ROOT_STILL] - recycle_penalties(obj, obj[OBJ_ROOT_PASS], state[PASS])
+    else:
+        still = _points_still(card_points_table, placed, state, points, obj, ALL_CARDS, ALL_CARDS)
     best = _stop_bound(obj, still, actions)
-    fastest = actions + actions_lower_bound(obj, state)
+    fastest = actions + _actions_lower_bound(obj, state, talon_part)
     if within_time(obj, fastest):
         won = won_value(obj, still, fastest)
         if won > best:
@@ -502,6 +566,20 @@ def _points_still(card_points_table, placed, state, points, obj, reachable, turn
             if turnable & single(state[base + index]):
                 face_down += 1
     return still + obj[OBJ_TURN] * face_down
+
+
+@kernel
+def set_root(obj, card_points_table, placed, state, points):
+    """Tell `upper_bound` the search's root (its state, placed cards and points), from which it
+    knows the points still to be had at every position without counting them.
+
+    Along any line, every point a move gains (a first placement, a turned card) is one that was
+    still to be had, so `points` plus those still to be had stays as it was at the root, but for
+    the recycle penalties paid, which depend on the pass alone. (About 3% of the best-first
+    search's time on `harmony` went to counting them.)"""
+    obj[OBJ_ROOT_STILL] = _points_still(card_points_table, placed, state, points, obj, ALL_CARDS, ALL_CARDS)
+    obj[OBJ_ROOT_PASS] = state[PASS]
+    obj[OBJ_ROOT_KNOWN] = 1
 
 
 @kernel

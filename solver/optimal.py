@@ -29,7 +29,7 @@ from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, posit
 from .deal import Deal
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
-from .objective import CARD_WEIGHT, NEVER, OBJ_NO_WIN, WON_BASE, objective_params
+from .objective import CARD_WEIGHT, NEVER, OBJ_NO_WIN, TALON_CACHE_ENTRIES, WON_BASE, objective_params, set_root
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
@@ -122,6 +122,7 @@ def _root_search(origin: Game, rules: Ruleset, no_win: bool, state: np.ndarray, 
                   - RECYCLE_PENALTY * counters.penalised_recycles - UNDO_PENALTY * counters.undos)
     for card in origin.placed:
         placed[card] = 1
+    set_root(obj, card_points, placed, state, points)
     return params, obj, card_points, points, counters.actions
 
 
@@ -253,6 +254,7 @@ class _Lane:
                          "keys": np.empty(MAX_MOVES, dtype=np.uint64),
                          "free_keys": np.empty(MAX_MOVES, dtype=np.uint64),
                          "parent_hashes": np.empty(LAYOUT_HASHES, dtype=np.uint64)}
+        self.talon_costs = np.zeros(TALON_CACHE_ENTRIES, dtype=np.uint64)  # `objective.cached_talon_actions`
 
 
 _POOL: list[ThreadPoolExecutor] = []
@@ -374,7 +376,7 @@ class BestFirst(OptimalSearch):
 
     def _run_lane(self, lane: _Lane, node_budget: int) -> int:
         return best_first_chunk(*self._arrays(lane), node_budget, lane.scratch, lane.moves, self.talon_keys,
-                                self.talon_info, *lane.children.values(), self.counter)
+                                self.talon_info, *lane.children.values(), lane.talon_costs, self.counter)
 
     def _kernel(self, node_budget: int) -> int:
         self.counter[ROUND_OVER] = 0  # raised as the last round ended (`bestfirst.ROUND_OVER`)

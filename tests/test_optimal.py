@@ -32,16 +32,17 @@ from solver.deal import Deal
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
 from solver.movegen import MAX_MOVES, MOVE_FIELDS, generate_choices
+from solver.notation import DRAW, RECYCLE
 from solver.bnb import position_bound
 from solver.deadends import ALL_CARDS, relaxed_game, relaxed_unwinnable
 from solver.objective import (CARD_WEIGHT, NEVER, UNLIMITED_RECYCLES, actions_lower_bound, blocked_actions,
-                              empty_pile_actions, no_win_bound, objective_params, talon_chain_links, talon_pairs,
-                              upper_bound)
-from solver.optimal import aspiration_floors, best, line_value
+                              cached_talon_actions, empty_pile_actions, no_win_bound, objective_params, talon_actions,
+                              talon_chain_links, talon_pairs, upper_bound)
+from solver.optimal import _root_search, aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
 from solver.solve import search_params, solve
-from solver.state import encode
+from solver.state import STATE_SIZE, encode
 
 HARMONY, DUEL, CLASSIC, CLASSIC3 = (PRESETS[name] for name in ("harmony", "duel", "classic", "classic-draw3"))
 TIME_LIMIT = 20.0  # seconds for `best` on a small position: it needs milliseconds, this is only a safety net
@@ -822,6 +823,48 @@ def test_the_actions_bound_never_exceeds_what_a_winning_line_still_takes(name, s
             game.play(token)
             remaining -= 1
     assert game.won and checked == actions_in(result.line)
+
+
+def _random_walk(deal: Deal, rules: Ruleset, rng: random.Random, actions: int):
+    """The games along a random line of legal actions (draws and recycles often: many passes)."""
+    game = Game(deal, rules)
+    for _ in range(actions):
+        legal = game.legal_actions()
+        if not legal:
+            break
+        talon = [action for action in legal if action in (DRAW, RECYCLE)]
+        game.apply(rng.choice(talon if talon and rng.random() < 0.6 else legal))
+        yield game
+
+
+@pytest.mark.parametrize("name", ["classic", "classic-draw3", "harmony", "duel"])
+def test_the_bound_from_the_root_and_the_cached_talon_part_are_the_bound_worked_out_in_full(name):
+    """Two shortcuts of the best-first search give the bound in full: the points still to be had,
+    known from the root's less the recycle penalties paid since (`objective.set_root`), and the
+    talon's part of the actions, from a table of the talon positions met
+    (`objective.cached_talon_actions`; here of four entries, so that entries are replaced)."""
+    rules = PRESETS[name]
+    talon_costs = np.zeros(4, dtype=np.uint64)
+    hits = most_passes = checked = 0
+    for seed in range(1, 11):
+        deal = Deal.from_seed(seed)
+        start = Game(deal, rules)
+        root_state, root_placed = np.zeros(STATE_SIZE, np.int8), np.zeros(52, np.int8)
+        _, from_root, card_points, _, _ = _root_search(start, rules, False, root_state, root_placed)
+        in_full, _ = objective_params(rules)
+        for game in _random_walk(deal, rules, random.Random(f"walk-{name}-{seed}"), 400):
+            state, placed = np.zeros(STATE_SIZE, np.int8), np.zeros(52, np.int8)
+            _, _, _, points, actions = _root_search(game, rules, False, state, placed)
+            assert upper_bound(from_root, card_points, placed, state, points, actions, True) == \
+                upper_bound(in_full, card_points, placed, state, points, actions, True), to_text(game.position)
+            for _ in range(2):  # a miss, then (unless another position took the entry) a hit
+                before = talon_costs.copy()
+                assert cached_talon_actions(in_full, state, talon_costs) == talon_actions(in_full, state)
+                hits += bool((before == talon_costs).all())
+            most_passes = max(most_passes, game.position.pass_number)
+            checked += 1
+    assert checked > 250 and hits >= checked
+    assert most_passes >= (3 if name == "classic-draw3" else 1 if name == "classic" else 4)
 
 
 # ----- 4. continuing a game in progress -------------------------------------------------------------
