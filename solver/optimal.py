@@ -218,6 +218,7 @@ class BranchAndBound(OptimalSearch):
 
 ROOM_KEPT = 0.75  # making room, the best-first search keeps at most this share of its nodes
 ROOM_ROUNDS = 4
+ROOM_TIMED_NODES = 1_000_000  # `BestFirst._room_fits` learns from making room among this many nodes or more
 # The best-first search's table may grow within this share of the memory: with the growth's room
 # (the old table lives beside the new one while it grows) and the stack's, that is a final table of
 # a power of two entries that fills 18% to 35% of the memory; the nodes take the rest. The growth
@@ -385,10 +386,25 @@ class BestFirst(OptimalSearch):
         else:
             status = self._run_lanes(node_budget)
         if status == NODES_FULL:
+            if not self._room_fits():
+                self.out_of_time = True
+                return RUNNING
             if self._make_room():
                 return RUNNING
             self.nodes_full = True
         return status
+
+    # The slowest `_make_room` of this process so far, in seconds per stored node (of those with at
+    # least ROOM_TIMED_NODES: a small one is mostly fixed costs). On `harmony` seed 36 each took
+    # 4-5 s, and one begun late ran the search 5 s past a 60 s limit.
+    slowest_room_seconds_per_node = 0.0
+
+    def _room_fits(self) -> bool:
+        """True if making room should end before the deadline, at the slowest speed seen."""
+        if self.deadline is None:
+            return True
+        seconds = BestFirst.slowest_room_seconds_per_node * self.stored_nodes
+        return time.perf_counter() + seconds <= self.deadline
 
     def _run_lanes(self, node_budget: int) -> int:
         """One round of every thread side by side, each with its share of `node_budget`; then what
@@ -453,6 +469,7 @@ class BestFirst(OptimalSearch):
         ROOM_KEPT of them are left, the open nodes of the lower half of the bounds. True if
         enough room was made to go on. With several threads, their heaps are made one first, and
         dealt out again after."""
+        started, stored = time.perf_counter(), self.stored_nodes
         nd = self.nodes_of
         first = self.lanes[0]
         self._pool_heaps()
@@ -467,6 +484,9 @@ class BestFirst(OptimalSearch):
             # the lower half by heap key: by bound, and among equal bounds the nodes stored first
             drop_key = int(np.median(first.heap_keys[:self.open_nodes]))
         self._deal_heaps()
+        if stored >= ROOM_TIMED_NODES:
+            BestFirst.slowest_room_seconds_per_node = max(BestFirst.slowest_room_seconds_per_node,
+                                                          (time.perf_counter() - started) / stored)
         return self.stored_nodes + 4 * len(self.lanes) * MAX_MOVES < capacity and self.open_nodes > 0
 
     def _pool_heaps(self) -> None:

@@ -95,6 +95,9 @@ class ChunkedSearch:
         self.table_purges = 0  # times the table was full at its largest, or could not grow in time
         self.deadline: float | None = None  # when the time budget of `run_within` ends (perf_counter)
         self.growth_seconds_per_entry = 0.0  # the last growth of the table, per entry of the new one
+        # set by a kernel step that would end past the deadline (`BestFirst` making room): the run
+        # stops as if the time were up, instead of overrunning it
+        self.out_of_time = False
 
     @classmethod
     @functools.cache
@@ -169,6 +172,8 @@ class ChunkedSearch:
         target = self.nodes + node_budget
         while self.nodes < target:
             self.status = self._kernel(target - self.nodes)
+            if self.out_of_time:
+                return RUNNING
             if self.status == TABLE_FULL:
                 size = self.table_entries
                 if size * 2 <= self.max_table_entries and self._growth_fits(size * 2):
@@ -208,6 +213,7 @@ class ChunkedSearch:
         """
         slice_end = None if slice_nodes is None else self.nodes + slice_nodes
         self.deadline = None if time_limit is None else began + time_limit
+        self.out_of_time = False
         while True:
             chunk = CHUNK_NODES
             if slice_end is not None:
@@ -223,7 +229,7 @@ class ChunkedSearch:
                 progress(nodes_before + self.nodes)
             if status != RUNNING:
                 return None
-            if time_limit is not None and time.perf_counter() - began >= time_limit:
+            if self.out_of_time or (time_limit is not None and time.perf_counter() - began >= time_limit):
                 return "time limit"
 
     def compile_rest(self) -> None:

@@ -302,6 +302,22 @@ def test_the_talon_table_spares_children_and_the_optimum_is_the_depth_first_one(
     assert depth_first.optimal and line_value(depth_first.game) == search.best_value
 
 
+def test_making_room_that_would_end_past_the_deadline_stops_the_search_as_out_of_time(monkeypatch):
+    """A search whose nodes are full makes room only if that should end before its deadline, at the
+    slowest speed the process has seen (`BestFirst._room_fits`); otherwise it stops at once, its
+    time up, instead of overrunning it. Told that making room is fast, the same search makes room."""
+    rules = PRESETS["harmony"]
+    origin = Game(Deal.from_seed(5), rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 1)  # 1 MB: about 10,000 nodes
+    monkeypatch.setattr(BestFirst, "slowest_room_seconds_per_node", 1.0)
+    began = time.perf_counter()
+    assert search.run_within(began, 0, None, 30.0) == "time limit"
+    assert search.compactions == 0 and search.nodes > 0 and time.perf_counter() - began < 10
+    monkeypatch.setattr(BestFirst, "slowest_room_seconds_per_node", 0.0)
+    assert search.run_within(time.perf_counter(), 0, search.nodes + 300_000, 30.0) in ("node budget", None)
+    assert search.compactions > 0 and not search.out_of_time
+
+
 @functools.lru_cache(maxsize=None)
 def proved_best(name: str, seed: int) -> int:
     """The best value of a deal, proved by the best-first search with room enough."""
