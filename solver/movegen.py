@@ -497,9 +497,13 @@ def forced_move(state, params, moves):
     """A move that provably loses no win and is played alone (with forced moves on): written to
     `moves[0]`; returns 1, or 0 when there is none.
 
-    In the winnability search, and in the fewest-actions search without auto-play or
-    foundation->tableau, where the argument of `safe_to_foundation` also keeps the action count:
-    each replaced move is one action, and the moves it makes unnecessary are dropped.
+    In the winnability search, and in the fewest-actions search without auto-play, where the
+    argument of `safe_to_foundation` also keeps the action count: the card goes up by an action
+    in every winning line (or stopping line that puts it up), so that action comes first instead,
+    and the moves of the card in between, each an action, are dropped; a run it lay on moves
+    without it for the same action. With foundation->tableau, the cards a line could take down
+    onto it or its suit's foundation top are of no use (`safe_to_foundation`,
+    `worth_taking_down`). (With auto-play the card might have gone up later for no action.)
     """
     if not params[PARAM_FORCED]:
         return 0
