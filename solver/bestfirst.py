@@ -45,7 +45,7 @@ from .atomics import atomic_load, fetch_add
 from .bnb import B_BEST, _play_child, child_scored_key, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
-from .objective import cached_talon_actions, stop_value, upper_bound_with_talon, won_value
+from .objective import OBJ_GREEDY, WON_BASE, cached_talon_actions, stop_value, upper_bound_with_talon, won_value
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
                      EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
 from .state import foundation_total, layout_hashes
@@ -233,6 +233,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
     `talon_costs` is the thread's `objective.cached_talon_actions` table."""
     capacity = node_parent.shape[0]
     max_depth = states.shape[0] - 1
+    greedy = obj[OBJ_GREEDY]  # 0: A*; else the weight of the actions still needed (`BestFirst`)
     nodes = 0
     status = RUNNING
     expanded = False
@@ -240,7 +241,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         if expanded and atomic_load(counter, ROUND_OVER) != 0:
             break  # another thread ended its part of the round
         size = ctx[F_HEAP_SIZE]
-        if size == 0 or key_bound(heap_keys[0]) <= ctx[F_BEST]:
+        if size == 0 or (key_bound(heap_keys[0]) <= ctx[F_BEST] if greedy == 0 else ctx[F_BEST_NODE] >= 0):
             status = EXHAUSTED
             break
         if ctx[CTX_TABLE_COUNT] + moves.shape[0] >= ctx[CTX_TABLE_LIMIT]:
@@ -318,6 +319,11 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight,
                               counter,
                               node, moves[index], taken, child_points, depth + 1, key)
+            if greedy != 0:
+                # weighted A*: the actions the bound says are still needed count `greedy` times,
+                # so a node near a win comes out sooner; its key is an order, no longer a bound
+                node_tight[stored] = 1
+                bound -= (greedy - 1) * (WON_BASE - taken - bound)
             ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, cards_up, stored))
     ctx[CTX_NODES] += nodes
     if expanded or status != EXHAUSTED:

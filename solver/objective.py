@@ -30,8 +30,8 @@ UNLIMITED_RECYCLES = 1 << 20  # the recycles left when the passes are unlimited
 
 OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_MS_PER_ACTION, OBJ_LIMIT_MS, \
     OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN, OBJ_PASS_LIMIT, OBJ_ROOT_KNOWN, \
-    OBJ_ROOT_STILL, OBJ_ROOT_PASS = range(16)
-OBJ_SIZE = 16
+    OBJ_ROOT_STILL, OBJ_ROOT_PASS, OBJ_GREEDY = range(17)
+OBJ_SIZE = 17
 
 
 def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ from solver.game import Game, replay
 from solver.optimal import BestFirst, best, line_value
 from solver.rules import PRESETS, Ruleset
 from solver.runner import FIRST_TABLE_ENTRIES, ChunkedSearch
+from solver.solve import solve
 from solver.state import PASS, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_COUNT, encode
 from solver.tt import talon_dominated, talon_key, talon_store
 from test_optimal import CASES, CASES_BY_ID, DEAL0, oracle_answer, talon_position, with_clock
@@ -403,3 +404,39 @@ def test_best_on_two_threads_gives_the_one_threads_answer():
     assert one.optimal and two.optimal and one.score == two.score
     replayed = replay(deal, rules, two.line)
     assert replayed.legal and replayed.game.score().total == two.score
+
+
+@pytest.mark.parametrize("case_id", [case[0] for case in CASES if case[2].scoring is None])
+def test_a_greedy_search_finds_a_line_no_better_than_the_optimum_and_proves_nothing(case_id):
+    """Weighted A* (`BestFirst(greedy=2)`, what `best` runs when A* found no line in time) on the
+    oracle's fewest-actions positions: its line replays to the value it reports, which is no
+    better than the exhaustive optimum; it never says proved, and its bound is no limit."""
+    _, position, rules, _ = CASES_BY_ID[case_id]
+    answer = oracle_answer(case_id, None)
+    origin = Game(DEAL0, rules, position)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 16, greedy=2)
+    search.run(2_000_000)
+    assert not search.proved and search.proven_bound() > WON_BASE
+    path = search.best_path()
+    line = line_module.continue_game(origin, path if path is not None else [])
+    assert line_value(line) == search.best_value <= answer.value, (case_id, path)
+
+
+def test_a_greedy_search_beats_a_long_winnability_line_fast():
+    """`ksolve-draw1` seed 16, whose shortest win A* does not prove in 30 s: from the winnability
+    line (185 actions), the greedy search finds a much shorter win within 300,000 children, and
+    the engine values it as the search does. It is for the fewest actions only."""
+    rules = PRESETS["classic"].with_overrides(draw=1, passes=None, foundation_to_tableau=True)
+    deal = Deal.from_seed(16)
+    origin = Game(deal, rules)
+    verdict = solve(deal, rules, max_nodes=1_000_000)
+    assert verdict.result == "win"
+    winnability = line_module.continue_game(origin, verdict.path)
+    search = BestFirst(origin, rules, line_value(winnability), False, 256, greedy=2)
+    search.run(300_000)
+    assert search.best_path() is not None, search.nodes
+    line = line_module.continue_game(origin, search.best_path())
+    assert line_value(line) == search.best_value
+    assert line.actions <= winnability.actions - 30, (line.actions, winnability.actions)
+    with pytest.raises(ValueError):
+        BestFirst(Game(deal, PRESETS["harmony"]), PRESETS["harmony"], 0, False, 16, greedy=2)
