@@ -616,14 +616,10 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     ceiling = None  # no line is worth more than this (proven by an earlier search), if known
     nodes = verdict.nodes
 
-    def run(search: OptimalSearch, share: int | None = None, leave: int | None = None) -> str | None:
-        """Run a search on 1/share of the budgets left (all of them: None), or on all but 1/leave of
-        them, keep its line (a better one than the incumbent), and return the budget that ran out,
-        as `run_within`."""
+    def run(search: OptimalSearch, fraction: float = 1.0) -> str | None:
+        """Run a search on `fraction` of the budgets left, keep its line (a better one than the
+        incumbent), and return the budget that ran out, as `run_within`."""
         nonlocal nodes, incumbent
-        fraction = 1.0 if share is None else 1 / share
-        if leave is not None:
-            fraction = 1 - 1 / leave
         share_nodes = max_nodes
         if max_nodes is not None and fraction < 1:
             share_nodes = nodes + max(1, int((max_nodes - nodes) * fraction))
@@ -649,7 +645,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             # A short depth-first search against the incumbent first: it improves a poor line within
             # seconds, where the best-first search finds no line until it reaches the best one.
             search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
-            run(search, IMPROVE_SHARE)
+            run(search, 1 / IMPROVE_SHARE)
             if search.proved:
                 return answer(search.best_value, True, None)
             ceiling = search.proven_bound()
@@ -657,7 +653,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # (it dropped open nodes its best line does not reach, or could make no room),
         # depth-first again below the bound it proved.
         search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads)
-        reason = run(search, leave=IMPROVE_SHARE if shortest_win else None)
+        reason = run(search, 1 - 1 / IMPROVE_SHARE if shortest_win else 1.0)
         ceiling = min(ceiling, search.proven_bound())
         if search.proved or (reason is not None and not shortest_win):
             return answer(ceiling, search.proved, reason)
@@ -668,7 +664,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             # second (`ksolve-draw1` seed 16: 129 actions in 0.4 s, where the depth-first search
             # improved 185 to 163 in 2 s); half of what is left goes to it, the rest to the
             # depth-first search below, which starts from its line.
-            run(BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads, greedy=GREEDY_WEIGHT), 2)
+            run(BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads, greedy=GREEDY_WEIGHT), 1 / 2)
     last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
     root_bound = last.proven_bound() if ceiling is None else min(ceiling, last.proven_bound())
     for floor in aspiration_floors(root_bound, line_value(incumbent))[:-1]:
@@ -677,7 +673,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # Each aspiration search gets a share of what is left, so that the search against the
         # incumbent always runs: it is the one that improves a poor line.
         search = BranchAndBound(origin, rules, floor, no_win, memory_mb)
-        run(search, ASPIRATION_BUDGET_SHARE)
+        run(search, 1 / ASPIRATION_BUDGET_SHARE)
         if search.proved and search.best_path() is not None:
             return answer(search.best_value, True, None)  # the best line of all: nothing above the floor beats it
         if search.proved:

@@ -791,11 +791,17 @@ def test_forced_safe_moves_with_foundation_to_tableau_keep_the_fewest_actions(in
     card = state[PILE_CARDS + moves[0, 0] * PILE_SLOTS + state[PILE_LEN + moves[0, 0]] - 1]
     value = CARD_VALUE[card]
     assert value >= 3 and min(position.foundations) < value - 1  # not safe by the simpler rules
+    result = _best_is_the_oracles(index, position, rules)
+    check_result(result, DEAL0, rules, position)
+
+
+def _best_is_the_oracles(index: int, position: Position, rules: Ruleset):
+    """`best` on a `safe_move_case`, asserted optimal with the exhaustive oracle's value; returned."""
     answer = Oracle(Game(DEAL0, rules, position), limit=20_000, until_first_win=True).optimum(1.0)
     result = best(DEAL0, rules, start=position, time_limit=TIME_LIMIT)
     assert result.optimal and line_value(result.game) == answer.value, (index, to_text(position), answer.line,
                                                                        result.line)
-    check_result(result, DEAL0, rules, position)
+    return result
 
 
 # Cases of `safe_move_case` where a looser rule (other-colour foundations at value-3, the other
@@ -808,10 +814,7 @@ LOOSER_RULE_CASES = [15, 93, 250, 717, 914, 1717]
 def test_forced_safe_moves_with_foundation_to_tableau_stop_where_a_looser_rule_loses(index):
     """The same comparison with the oracle on cases where a card is nearly, but not, safe to go up."""
     position, rules = safe_move_case(index)
-    answer = Oracle(Game(DEAL0, rules, position), limit=20_000, until_first_win=True).optimum(1.0)
-    result = best(DEAL0, rules, start=position, time_limit=TIME_LIMIT)
-    assert result.optimal and line_value(result.game) == answer.value, (index, to_text(position), answer.line,
-                                                                       result.line)
+    _best_is_the_oracles(index, position, rules)
 
 
 @pytest.mark.parametrize("root_bound, incumbent, floors", [
