@@ -16,7 +16,9 @@ worker process with a timeout; it has none of its own). Its line is converted to
 replayed by our engine; its length in our actions is its normalized count - flips + recycles
 (SOLVER-NOTES.md), checked against the replay. Its "minimal" is within its own move set and cost
 (which counts turned cards and not recycles), so a shorter line of ours is possible; a longer one
-where ours is proved optimal is a bug and is flagged.
+where ours is proved optimal is a bug and is flagged. The speed figure is its time over ours on the
+wins both prove (ours proved optimal, its `SolvedMinimal`): median, geometric mean, range, and how
+many reach the issue's target of 10x (`SPEED_TARGET`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from tqdm import tqdm
 
 from benchmarks.peers import (CRASHED, DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, TIMEOUT, WorkerProcess,
                               pyksolve_available, pyksolve_supports)
-from benchmarks.stats_util import parse_rule_names, parse_seeds, percentile, run_script, secs, write_report
+from benchmarks.stats_util import (parse_rule_names, parse_seeds, percentile, ratio_summary, run_script, secs,
+                                   write_report)
 from solver.benchmark import BENCH_RULESETS
 from solver.deal import Deal
 from solver.errors import KlondikeError
@@ -210,6 +213,22 @@ def summarize(rules: Ruleset, deals: list[OurDeal]) -> dict:
     }
 
 
+# The issue's speed target: at least this many times faster than solve_minimal on the deals both prove.
+SPEED_TARGET = 10.0
+
+
+def speed(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
+    """pyksolve's time over ours on the wins both prove: ours optimal, its `SolvedMinimal` line replayed
+    by our engine (a loss both prove takes each well under a millisecond: its ratio is noise)."""
+    by_seed = {p.seed: p for p in peer}
+    both = [(o, by_seed[o.seed]) for o in ours if o.optimal and o.won and o.seed in by_seed
+            and by_seed[o.seed].status == "SolvedMinimal" and by_seed[o.seed].line_checked == "ok"]
+    summary = ratio_summary([p.seconds / o.seconds for o, p in both if o.seconds > 0], SPEED_TARGET)
+    summary.update(ours_seconds=sum(o.seconds for o, _ in both), pyksolve_seconds=sum(p.seconds for _, p in both),
+                   seeds=[o.seed for o, _ in both])
+    return summary
+
+
 def compare(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
     """Our actions and time beside pyksolve's on the same deals."""
     by_seed = {p.seed: p for p in peer}
@@ -238,6 +257,7 @@ def compare(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
                               for status in sorted({p.status for p in peer})},
         "pyksolve_median_seconds": percentile([p.seconds for p in peer if not math.isnan(p.seconds)], 50),
         "pyksolve_mean_seconds": mean(p.seconds for p in peer if not math.isnan(p.seconds)),
+        "speed": speed(ours, peer),
     }
 
 
@@ -271,6 +291,13 @@ def print_peer(ours: list[OurDeal], peer: list[PeerDeal], comparison: dict, per_
              f" longer {comparison['longer']}; mean actions ours {number(comparison['ours_mean_actions'])},"
              f" pyksolve {number(comparison['pyksolve_mean_actions'])};"
              f" both proved minimal {comparison['both_proved']}"]
+    faster = comparison["speed"]
+    if faster["count"]:
+        lines.append(f"speed on the {faster['count']} wins both prove (its time / ours): median"
+                     f" {faster['median']:.2f}x, geometric mean {faster['geometric_mean']:.2f}x, range"
+                     f" {faster['min']:.2f}x-{faster['max']:.2f}x; at least {faster['target']:g}x on"
+                     f" {faster['at_target']}; in all {secs(faster['ours_seconds'])} against"
+                     f" {secs(faster['pyksolve_seconds'])}")
     if comparison["bad_peer_lines"]:
         lines.append(f"pyksolve lines that fail our replay: {comparison['bad_peer_lines']}")
     if comparison["contradictions"]:

@@ -41,6 +41,17 @@ def time_summary(seconds: Sequence[float]) -> dict:
             "p99": percentile(seconds, 99), "max": max(seconds), "total": sum(seconds)}
 
 
+def ratio_summary(ratios: Sequence[float], target: float) -> dict:
+    """Median, geometric mean and range of positive ratios, and how many reach `target` (NaN when empty)."""
+    if not ratios:
+        return {"count": 0, "median": math.nan, "geometric_mean": math.nan, "min": math.nan, "max": math.nan,
+                "at_target": 0, "target": target}
+    return {"count": len(ratios), "median": percentile(ratios, 50),
+            "geometric_mean": math.exp(sum(math.log(ratio) for ratio in ratios) / len(ratios)),
+            "min": min(ratios), "max": max(ratios), "at_target": sum(ratio >= target for ratio in ratios),
+            "target": target}
+
+
 def verdict_summary(verdicts: Sequence[str]) -> dict:
     """Counts of `win` / `loss` / `unknown`, the decided share, and the win share with its intervals.
 
