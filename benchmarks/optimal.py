@@ -217,12 +217,18 @@ def summarize(rules: Ruleset, deals: list[OurDeal]) -> dict:
 SPEED_TARGET = 10.0
 
 
-def speed(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
-    """pyksolve's time over ours on the wins both prove: ours optimal, its `SolvedMinimal` line replayed
-    by our engine (a loss both prove takes each well under a millisecond: its ratio is noise)."""
+def wins_both_prove(ours: list[OurDeal], peer: list[PeerDeal]) -> list[tuple[OurDeal, PeerDeal]]:
+    """The deals we proved won in the fewest actions and pyksolve reports `SolvedMinimal`, its line
+    replayed by our engine."""
     by_seed = {p.seed: p for p in peer}
-    both = [(o, by_seed[o.seed]) for o in ours if o.optimal and o.won and o.seed in by_seed
+    return [(o, by_seed[o.seed]) for o in ours if o.optimal and o.won and o.seed in by_seed
             and by_seed[o.seed].status == "SolvedMinimal" and by_seed[o.seed].line_checked == "ok"]
+
+
+def speed(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
+    """pyksolve's time over ours on `wins_both_prove` (a loss both prove takes each well under a
+    millisecond: its ratio is noise)."""
+    both = wins_both_prove(ours, peer)
     summary = ratio_summary([p.seconds / o.seconds for o, p in both if o.seconds > 0], SPEED_TARGET)
     summary.update(ours_seconds=sum(o.seconds for o, _ in both), pyksolve_seconds=sum(p.seconds for _, p in both),
                    seeds=[o.seed for o, _ in both])
@@ -249,7 +255,7 @@ def compare(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
         "longer": sum(o.actions > p.actions for o, p in both),
         "ours_mean_actions": mean(o.actions for o, _ in both),
         "pyksolve_mean_actions": mean(p.actions for _, p in both),
-        "both_proved": sum(o.optimal and p.status == "SolvedMinimal" for o, p in both),
+        "both_proved": len(wins_both_prove(ours, peer)),
         "contradictions": contradictions + bound_contradictions,
         "bad_peer_lines": [{"seed": p.seed, "problem": p.line_checked} for p in peer
                            if p.line_checked not in (None, "ok")],
