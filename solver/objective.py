@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import RulesError
 from .score import COMPLETION, FREE_PASSES, RECYCLE_PENALTY, STOP_BONUS_DIVISOR, TURN_POINTS, WON_BONUS_PER_SECOND, \
-    card_points
+    card_points, clock_per_action
 from .cardsets import card_count, lowest_bit_index, single
 from .deadends import ALL_CARDS
 from .jitcache import kernel
@@ -28,10 +29,15 @@ CARD_WEIGHT = 1000
 NEVER = -(1 << 40)  # the value of a line that cannot be (past the time limit)
 UNLIMITED_RECYCLES = 1 << 20  # the recycles left when the passes are unlimited
 
-OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_MS_PER_ACTION, OBJ_LIMIT_MS, \
+OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_TICKS_PER_ACTION, OBJ_LIMIT_TICKS, \
     OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN, OBJ_PASS_LIMIT, OBJ_ROOT_KNOWN, \
-    OBJ_ROOT_STILL, OBJ_ROOT_PASS, OBJ_GREEDY = range(17)
-OBJ_SIZE = 17
+    OBJ_ROOT_STILL, OBJ_ROOT_PASS, OBJ_GREEDY, OBJ_TICKS_PER_SECOND = range(18)
+OBJ_SIZE = 18
+# The clock counts in ticks, the exact fraction of a second that the clock model's seconds per
+# action is written in (0.7 s: tenths; 0.0005 s: ten-thousandths), so that the search's seconds left
+# are those of the reference engine's exact time (`score.clock_seconds`). A finer tick than this
+# could overflow 64 bits over a long line.
+MAX_TICKS_PER_SECOND = 10**12
 
 
 def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
@@ -50,11 +56,15 @@ def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     obj[OBJ_RECYCLE] = RECYCLE_PENALTY
     obj[OBJ_FREE_PASSES] = FREE_PASSES
     if rules.clock_on:
-        milliseconds = round(rules.seconds_per_action * 1000)
-        if abs(milliseconds - rules.seconds_per_action * 1000) > 1e-6 or milliseconds <= 0:
-            raise ValueError("the optimal search needs a clock in whole milliseconds per action")
-        obj[OBJ_MS_PER_ACTION] = milliseconds
-        obj[OBJ_LIMIT_MS] = TIME_LIMIT_SECONDS * 1000
+        per_action = clock_per_action(rules)
+        if per_action.denominator > MAX_TICKS_PER_SECOND:
+            raise RulesError(f"best lines need a clock of at most 12 decimals of a second per action,"
+                             f" got {rules.seconds_per_action!r}")
+        obj[OBJ_TICKS_PER_SECOND] = per_action.denominator
+        obj[OBJ_LIMIT_TICKS] = TIME_LIMIT_SECONDS * per_action.denominator
+        # An action longer than the whole game is past the limit either way: capped, the product
+        # of actions and ticks stays within 64 bits.
+        obj[OBJ_TICKS_PER_ACTION] = min(per_action.numerator, obj[OBJ_LIMIT_TICKS] + 1)
         obj[OBJ_WON_PER_SECOND] = WON_BONUS_PER_SECOND
         obj[OBJ_STOP_DIVISOR] = STOP_BONUS_DIVISOR
     for card in range(52):
@@ -65,14 +75,14 @@ def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
 @kernel
 def within_time(obj, actions):
     """False if `actions` actions pass the time limit (then only what came before counts)."""
-    if obj[OBJ_MODE] == FEWEST or obj[OBJ_MS_PER_ACTION] == 0:
+    if obj[OBJ_MODE] == FEWEST or obj[OBJ_TICKS_PER_ACTION] == 0:
         return True
-    return actions * obj[OBJ_MS_PER_ACTION] <= obj[OBJ_LIMIT_MS]
+    return actions * obj[OBJ_TICKS_PER_ACTION] <= obj[OBJ_LIMIT_TICKS]
 
 
 @kernel
 def _seconds_left(obj, actions):
-    return (obj[OBJ_LIMIT_MS] - actions * obj[OBJ_MS_PER_ACTION]) // 1000
+    return (obj[OBJ_LIMIT_TICKS] - actions * obj[OBJ_TICKS_PER_ACTION]) // obj[OBJ_TICKS_PER_SECOND]
 
 
 @kernel
@@ -80,7 +90,7 @@ def stop_value(obj, state, points, actions):
     """The value of stopping here (not won)."""
     if obj[OBJ_MODE] == FEWEST:
         return CARD_WEIGHT * foundation_total(state) - actions
-    if obj[OBJ_MS_PER_ACTION] == 0:
+    if obj[OBJ_TICKS_PER_ACTION] == 0:
         return points
     return points + _seconds_left(obj, actions) // obj[OBJ_STOP_DIVISOR]
 
@@ -91,7 +101,7 @@ def won_value(obj, points, actions):
     if obj[OBJ_MODE] == FEWEST:
         return WON_BASE - actions
     value = points + obj[OBJ_COMPLETION]
-    if obj[OBJ_MS_PER_ACTION] != 0:
+    if obj[OBJ_TICKS_PER_ACTION] != 0:
         value += obj[OBJ_WON_PER_SECOND] * _seconds_left(obj, actions)
     return value
 
@@ -585,7 +595,7 @@ def set_root(obj, card_points_table, placed, state, points):
 @kernel
 def _stop_bound(obj, still, actions):
     """The value of stopping now with `still` points."""
-    if obj[OBJ_MS_PER_ACTION] != 0:
+    if obj[OBJ_TICKS_PER_ACTION] != 0:
         return still + _seconds_left(obj, actions) // obj[OBJ_STOP_DIVISOR]
     return still
 

@@ -32,19 +32,24 @@ def recycle_penalty(pass_started: int) -> int:
     return RECYCLE_PENALTY if pass_started > FREE_PASSES else 0
 
 
+def clock_per_action(rules: Ruleset) -> Fraction:
+    """The clock model's seconds per action, exactly as written (0.7 is 7/10, not the nearest
+    binary fraction); the clock must be on."""
+    return Fraction(str(rules.seconds_per_action))
+
+
 def clock_seconds(rules: Ruleset, actions: int) -> Fraction | None:
     """Exact time of `actions` actions under the clock model, or None with the clock off."""
     if not rules.clock_on:
         return None
-    return Fraction(str(rules.seconds_per_action)) * actions
+    return clock_per_action(rules) * actions
 
 
 def actions_within_limit(rules: Ruleset, actions: int) -> int:
     """How many of `actions` actions are done by the 300 s limit (all of them with the clock off)."""
     if not rules.clock_on or rules.scoring is None:
         return actions
-    per_action = Fraction(str(rules.seconds_per_action))
-    return min(actions, math.floor(Fraction(TIME_LIMIT_SECONDS) / per_action))
+    return min(actions, math.floor(Fraction(TIME_LIMIT_SECONDS) / clock_per_action(rules)))
 
 
 def time_bonus(rules: Ruleset, actions: int, won: bool) -> int:

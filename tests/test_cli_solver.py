@@ -111,6 +111,15 @@ def test_best_runs_the_threads_asked_for_or_the_cores(monkeypatch):
     assert asked == [default_threads(), 3]
 
 
+def test_best_takes_a_clock_in_fractions_of_a_millisecond():
+    # a win in 66 actions of 0.5 ms: 0.033 s, 299 whole seconds left (it was an internal error once: the
+    # search counted whole milliseconds)
+    result = run("best", 3, "--rules", "duel", "--seconds-per-action", 0.0005, "--json", "--max-nodes", 300_000)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["optimal"] and data["breakdown"]["clock"] == 150 * 299
+
+
 def test_best_without_scoring_reports_no_score():
     result = run("best", 4, "--json", "--max-nodes", 300_000)
     data = json.loads(result.output)
@@ -125,6 +134,7 @@ def test_best_without_scoring_reports_no_score():
     ["solve", "--deal", "Ah Ah"],
     ["best", 1, "--passes", "zero"],
     ["best", 1, "--threads", 0],
+    ["best", 1, "--rules", "duel", "--seconds-per-action", "1e-13"],  # finer than the search's clock counts
 ])
 def test_bad_input_is_one_line_and_exit_two(args):
     result = run(*args)

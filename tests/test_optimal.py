@@ -196,7 +196,10 @@ HAND_BUILT = [
     # Draw 1 and auto-play: a win in 3 actions (three draws), nothing to gain in 2. With 150 s per
     # action (the cut after 2 actions) the best line is no action at all (the stop bonus: 100);
     # with 100 s it is the win.
-    ("stop-at-once", STOP_AT_ONCE, DUEL.with_overrides(draw=1, seconds_per_action=None), (150, 100)),
+    # Clocks in fractions of a second count exactly, as the engine's: 3 actions at 100.0001 s pass
+    # the cut by 0.3 ms; at 99.9999 s the win comes with 0.3 ms, no whole second, left.
+    ("stop-at-once", STOP_AT_ONCE, DUEL.with_overrides(draw=1, seconds_per_action=None),
+     (150, 100, 100.0001, 99.9999)),
     ("stop-at-once-no-f2t", STOP_AT_ONCE, DUEL.with_overrides(draw=1, foundation_to_tableau=False,
                                                               seconds_per_action=None), (150, 100, 1, None)),
     # Pending auto-play at the start (auto-play acts only after an action).
@@ -211,7 +214,7 @@ HAND_BUILT = [
     ("f2t-needed-scored", F2T_NEEDED, HARMONY.with_overrides(seconds_per_action=None), (45, 100, 1, None)),
     ("f2t-needed-no-auto", F2T_NEEDED, HARMONY.with_overrides(auto_play=False, seconds_per_action=None), (45, 100)),
     ("f2t-king-or-not", "foundations: c=13 d=13 h=10 s=12\n1: [Jh] Qh\n2: Kh\n3: Ks",
-     DUEL.with_overrides(draw=1, seconds_per_action=None), (1, 7, None)),
+     DUEL.with_overrides(draw=1, seconds_per_action=None), (1, 7, None, 0.0005, 2.35)),
     ("f2t-off-no-win", F2T_NEEDED, CLASSIC, (None,)),
     # Draw 3: the fewest-actions win takes two recycles (the second starts pass 3: -400 with
     # scoring); with one pass there is no win.
