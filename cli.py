@@ -7,6 +7,7 @@ Exit codes: 0 success (for `solve`: a win was found), 1 `solve` proved the deal 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from functools import wraps
@@ -24,6 +25,25 @@ from solver.solve import DEFAULT_MEMORY_MB
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 4
+
+
+class Seconds(click.FloatRange):
+    """A time budget: more than 0 seconds (`inf`: none). NaN passes every range test unnoticed, so
+    it is refused here."""
+
+    name = "seconds"
+
+    def __init__(self):
+        super().__init__(min=0, min_open=True)
+
+    def convert(self, value, param, ctx):
+        seconds = super().convert(value, param, ctx)
+        if math.isnan(seconds):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT):
@@ -103,7 +123,7 @@ def search_options(memory_mb: int, memory_help: str):
         options = [
             click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
                          help="Node budget (default: none)."),
-            click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0,
+            click.option("--time-limit", type=SECONDS, default=60.0,
                          show_default=True, metavar="S", help="Time budget in seconds."),
             click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=memory_mb, show_default=True,
                          metavar="MB", help=memory_help),
@@ -390,7 +410,7 @@ def count_progress(description: str):
               help="With unknown cards and no points: rank commitments (see above) instead of single actions.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
               help="Node budget of the whole hint (default: none).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+@click.option("--time-limit", type=SECONDS, default=10.0, show_default=True,
               metavar="S", help="Time budget of the whole hint in seconds.")
 @click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=256, show_default=True, metavar="MB",
               help="Memory of each search.")
@@ -461,7 +481,7 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
 @click.option("--samples", type=click.IntRange(min=1), default=20, show_default=True, metavar="N",
               help="Honest hints: deals sampled consistent with what you have seen.")
 @click.option("--rng-seed", type=int, default=0, show_default=True, metavar="S", help="Seed of the sampling.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True,
+@click.option("--time-limit", type=SECONDS, default=5.0, show_default=True,
               metavar="S", help="Time budget of one hint in seconds.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
               help="Node budget of one hint (default: none).")
@@ -538,7 +558,7 @@ def bench(seeds, max_nodes, as_json):
 @click.option("--resume", is_flag=True,
               help="Finish the batch in --out: keep its rows (a partial last line is dropped), solve the rest.")
 @click.option("--force", is_flag=True, help="Overwrite an --out file that already holds rows.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+@click.option("--time-limit", type=SECONDS, default=60.0, show_default=True,
               metavar="S", help="Time budget per deal (unknown when it runs out; a deal with no answer "
                                 "after 2 S + 30 s is stopped and recorded as error).")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",

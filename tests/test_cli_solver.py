@@ -134,6 +134,8 @@ def test_best_without_scoring_reports_no_score():
     ["solve", "--deal", "Ah Ah"],
     ["best", 1, "--passes", "zero"],
     ["best", 1, "--threads", 0],
+    ["solve", 1, "--time-limit", "nan"],
+    ["best", 1, "--rules", "duel", "--seconds-per-action", "nan"],
     ["best", 1, "--rules", "duel", "--seconds-per-action", "1e-13"],  # finer than the search's clock counts
 ])
 def test_bad_input_is_one_line_and_exit_two(args):
