@@ -45,7 +45,8 @@ from .atomics import atomic_load, fetch_add
 from .bnb import B_BEST, _play_child, child_scored_key, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
 from .movegen import generate_moves
-from .objective import OBJ_GREEDY, WON_BASE, cached_talon_actions, stop_value, upper_bound_with_talon, won_value
+from .objective import (NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, WON_BASE, cached_talon_actions, stop_value,
+                        upper_bound_with_talon, won_value)
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT,
                      EXHAUSTED, RUNNING, STACK_FULL, TABLE_FULL)
 from .state import foundation_total, layout_hashes
@@ -283,6 +284,9 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                     ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], lowered)
                 continue
         expanded = True
+        # partial expansion: children whose bound lies below this wait, unstored (`OBJ_DEFER_SLACK`)
+        defer_below = key_bound(popped) - obj[OBJ_DEFER_SLACK] if obj[OBJ_DEFER_SLACK] >= 0 else NEVER
+        deferred = NEVER  # the best bound of a child that waits
         count = generate_moves(state, params, moves)
         play_children(state, placed[depth], points, actions, moves, count, children_states, children_placed,
                       children_actions, children_points, children_keys, children_free_keys, parent_hashes, keys,
@@ -314,6 +318,10 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                                            cached_talon_actions(obj, child, talon_costs))
             if bound <= ctx[F_BEST]:
                 continue
+            if bound < defer_below:
+                if bound > deferred:
+                    deferred = bound
+                continue
             enter_child(keys, table_infos, ctx, key, child_points, taken)
             talon_store(talon_keys, talon_info, free_key, child, child_points, taken, obj)
             stored = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key, node_tight,
@@ -325,6 +333,10 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
                 node_tight[stored] = 1
                 bound -= (greedy - 1) * (WON_BASE - taken - bound)
             ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(bound, cards_up, stored))
+        if deferred > ctx[F_BEST]:
+            # back in the heap at the best bound of a child that waits: expanded again once the
+            # search gets there; the children stored this time are then repeats the table cuts
+            ctx[F_HEAP_SIZE] = heap_push(heap_keys, ctx[F_HEAP_SIZE], heap_key(deferred, foundation_total(state), node))
     ctx[CTX_NODES] += nodes
     if expanded or status != EXHAUSTED:
         fetch_add(counter, ROUND_OVER, 1)

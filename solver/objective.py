@@ -31,8 +31,8 @@ UNLIMITED_RECYCLES = 1 << 20  # the recycles left when the passes are unlimited
 
 OBJ_MODE, OBJ_TURN, OBJ_COMPLETION, OBJ_RECYCLE, OBJ_FREE_PASSES, OBJ_TICKS_PER_ACTION, OBJ_LIMIT_TICKS, \
     OBJ_WON_PER_SECOND, OBJ_STOP_DIVISOR, OBJ_DRAW, OBJ_AUTO, OBJ_NO_WIN, OBJ_PASS_LIMIT, OBJ_ROOT_KNOWN, \
-    OBJ_ROOT_STILL, OBJ_ROOT_PASS, OBJ_GREEDY, OBJ_TICKS_PER_SECOND = range(18)
-OBJ_SIZE = 18
+    OBJ_ROOT_STILL, OBJ_ROOT_PASS, OBJ_GREEDY, OBJ_TICKS_PER_SECOND, OBJ_DEFER_SLACK = range(19)
+OBJ_SIZE = 19
 # The clock counts in ticks, the exact fraction of a second that the clock model's seconds per
 # action is written in (0.7 s: tenths; 0.0005 s: ten-thousandths), so that the search's seconds left
 # are those of the reference engine's exact time (`score.clock_seconds`). A finer tick than this
@@ -47,6 +47,7 @@ def objective_params(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
     obj[OBJ_DRAW] = rules.draw
     obj[OBJ_AUTO] = int(rules.auto_play)
     obj[OBJ_PASS_LIMIT] = 0 if rules.passes is None else rules.passes
+    obj[OBJ_DEFER_SLACK] = -1  # the best-first search stores every child (`optimal.BestFirst` may set it)
     if rules.scoring is None:
         obj[OBJ_MODE] = FEWEST
         return obj, points

@@ -29,7 +29,7 @@ from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, posit
 from .deal import Deal
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
-from .objective import CARD_WEIGHT, NEVER, OBJ_GREEDY, OBJ_NO_WIN, TALON_CACHE_ENTRIES, WON_BASE, objective_params, set_root
+from .objective import CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_WIN, TALON_CACHE_ENTRIES, WON_BASE, objective_params, set_root
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
@@ -227,6 +227,16 @@ ROOM_TIMED_NODES = 1_000_000  # `BestFirst._room_fits` learns from making room a
 # 48.8 s and 49.2 s with a table half the size and more nodes; with half the memory each
 # (before), `best` proved seed 10 in 52.4 s and neither of the others within 60 s.
 TABLE_BUDGET = 0.7
+
+# Partial expansion (A* for the fewest actions; `bestfirst.best_first_chunk`): a child whose
+# bound lies more than this many actions above its parent's is not stored, and the parent goes
+# back into the heap at the best such child's bound, to be expanded again if the search gets
+# there. A* never expands a child whose bound lies beyond the optimum, but storing it (table, talon
+# table, node, heap, fresh pages) takes time and memory; with draw 1 and unlimited passes a child
+# that draws much of the stock lies far above its parent. Nodes only expand again where
+# they lie more than this far below the optimum, and the search has few of those: each action of
+# bound holds about 1.4 times the children of the one before (README, "Measured figures").
+DEFER_SLACK = 8
 TALON_TABLE_SHARE = 1 / 16  # of the memory budget, for the table of talon positions (`BestFirst`)
 STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never that many macro-moves
 
@@ -306,7 +316,8 @@ class BestFirst(OptimalSearch):
     node_work = {"heap_keys": np.int64, "remap": np.int32}
 
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
-                 memory_mb: int = BEST_MEMORY_MB, threads: int = 1, greedy: int = 0):
+                 memory_mb: int = BEST_MEMORY_MB, threads: int = 1, greedy: int = 0,
+                 defer_slack: int | None = DEFER_SLACK):
         if threads < 1:
             raise ValueError("threads must be at least 1")
         if greedy and rules.scoring is not None:
@@ -336,6 +347,8 @@ class BestFirst(OptimalSearch):
         # the incumbent; fast, but its line need not be the best and it proves nothing
         self.greedy = greedy
         self.obj[OBJ_GREEDY] = greedy
+        if defer_slack is not None and rules.scoring is None and not greedy:
+            self.obj[OBJ_DEFER_SLACK] = defer_slack
         # Each thread has its own stack, heap, context and work space; the nodes, both tables and
         # the node counter are shared (`bestfirst`, `tt`). The first thread's stack and context
         # are the search's own. A thread's heap holds the nodes it stored or was handed

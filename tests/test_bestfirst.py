@@ -24,7 +24,8 @@ from solver.movegen import generate_moves
 from solver.objective import NEVER, WON_BASE, objective_params, pass_class, pass_classes
 from solver.deal import Deal
 from solver.game import Game, replay
-from solver.optimal import BestFirst, best, line_value
+from solver.benchmark import BENCH_RULESETS
+from solver.optimal import DEFER_SLACK, BestFirst, best, line_value
 from solver.rules import PRESETS, Ruleset
 from solver.runner import FIRST_TABLE_ENTRIES, ChunkedSearch
 from solver.solve import solve
@@ -440,3 +441,48 @@ def test_a_greedy_search_beats_a_long_winnability_line_fast():
     assert line.actions <= winnability.actions - 30, (line.actions, winnability.actions)
     with pytest.raises(ValueError):
         BestFirst(Game(deal, PRESETS["harmony"]), PRESETS["harmony"], 0, False, 16, greedy=2)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("slack", [0, 1])
+@pytest.mark.parametrize("case_id", [case[0] for case in CASES if case[2].scoring is None])
+def test_partial_expansion_proves_the_exhaustive_optimum(case_id, slack, threads):
+    """With the children more than `slack` actions above their parent left unstored (the parent
+    back in the heap at the best of them: `optimal.DEFER_SLACK`), A* still proves the oracle's
+    fewest actions on its small positions, and its line replays to that value."""
+    _, position, rules, _ = CASES_BY_ID[case_id]
+    answer = oracle_answer(case_id, None)
+    origin = Game(DEAL0, rules, position)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 16, threads, defer_slack=slack)
+    search.run(2_000_000)
+    assert search.proved, (case_id, search.nodes)
+    assert search.best_value == search.proven_bound() == answer.value, case_id
+    path = search.best_path()
+    assert line_value(line_module.continue_game(origin, path if path is not None else [])) == answer.value
+
+
+@pytest.mark.parametrize("name, seed, far_children", [("ksolve-draw1", 9, True), ("ksolve-draw3", 12, True),
+                                                     ("classic", 3, False)])
+def test_partial_expansion_stores_fewer_positions_and_proves_the_same_optimum(name, seed, far_children):
+    """On whole deals, leaving the children far above their parent unstored proves the optimum
+    that storing every child does, with fewer positions stored where some child lies that far
+    (with unlimited passes: a card the recycle takes back, drawn again; not so with one pass,
+    where every draw is one the bound counts); with no slack at all too, though its parents then
+    expand again and again."""
+    rules = BENCH_RULESETS[name] if name in BENCH_RULESETS else PRESETS[name]
+    origin = Game(Deal.from_seed(seed), rules)
+    searches = {}
+    for slack in (None, 0, DEFER_SLACK):
+        search = BestFirst(origin, rules, line_value(origin) - 1, False, 256, defer_slack=slack)
+        search.run(5_000_000)
+        assert search.proved and search.compactions == 0, (slack, search.nodes)
+        assert line_value(line_module.continue_game(origin, search.best_path())) == search.best_value
+        searches[slack] = search
+    every_child = searches[None]
+    for slack in (0, DEFER_SLACK):
+        assert searches[slack].best_value == every_child.best_value
+    assert searches[0].stored_nodes < every_child.stored_nodes
+    if far_children:
+        assert searches[DEFER_SLACK].stored_nodes < every_child.stored_nodes
+    else:
+        assert searches[DEFER_SLACK].stored_nodes == every_child.stored_nodes
