@@ -29,7 +29,8 @@ from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, posit
 from .deal import Deal
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
-from .objective import CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_WIN, TALON_CACHE_ENTRIES, WON_BASE, objective_params, set_root
+from .objective import (CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_WIN, TALON_CACHE_ENTRIES, WON_BASE,
+                        objective_params, set_root)
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch
