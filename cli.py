@@ -46,6 +46,34 @@ class Seconds(click.FloatRange):
 SECONDS = Seconds()
 
 
+def machine_memory_mb() -> int | None:
+    """This machine's physical memory in MB, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+class Megabytes(click.IntRange):
+    """A memory budget: at least 16 MB and no more than the machine has (a larger one would fail
+    when the search allocates its tables, or be killed when it fills them)."""
+
+    name = "megabytes"
+
+    def __init__(self):
+        super().__init__(min=16)
+
+    def convert(self, value, param, ctx):
+        megabytes = super().convert(value, param, ctx)
+        available = machine_memory_mb()
+        if available is not None and megabytes > available:
+            self.fail(f"{megabytes:,} MB is more than this machine's memory ({available:,} MB)", param, ctx)
+        return megabytes
+
+
+MEGABYTES = Megabytes()
+
+
 def fail(message: str, code: int = EXIT_BAD_INPUT):
     """Print one line on stderr and exit with `code`."""
     click.echo(f"klondike: error: {message}", err=True)
@@ -61,6 +89,8 @@ def friendly_errors(func):
             return func(*args, **kwargs)
         except KlondikeError as err:
             fail(str(err))
+        except MemoryError:
+            fail("out of memory: the search could not allocate its tables; give it less --memory")
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except BrokenPipeError:
@@ -125,7 +155,7 @@ def search_options(memory_mb: int, memory_help: str):
                          help="Node budget (default: none)."),
             click.option("--time-limit", type=SECONDS, default=60.0,
                          show_default=True, metavar="S", help="Time budget in seconds."),
-            click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=memory_mb, show_default=True,
+            click.option("--memory", "memory_mb", type=MEGABYTES, default=memory_mb, show_default=True,
                          metavar="MB", help=memory_help),
             click.option("--show", is_flag=True, help="Also print the board before and after the line."),
             click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
@@ -412,7 +442,7 @@ def count_progress(description: str):
               help="Node budget of the whole hint (default: none).")
 @click.option("--time-limit", type=SECONDS, default=10.0, show_default=True,
               metavar="S", help="Time budget of the whole hint in seconds.")
-@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=256, show_default=True, metavar="MB",
+@click.option("--memory", "memory_mb", type=MEGABYTES, default=256, show_default=True, metavar="MB",
               help="Memory of each search.")
 @click.option("--json", "as_json", is_flag=True, help="Print the hint as JSON.")
 @friendly_errors
@@ -485,7 +515,7 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
               metavar="S", help="Time budget of one hint in seconds.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
               help="Node budget of one hint (default: none).")
-@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=256, show_default=True, metavar="MB",
+@click.option("--memory", "memory_mb", type=MEGABYTES, default=256, show_default=True, metavar="MB",
               help="Memory of each search of a hint.")
 @friendly_errors
 def play_command(peek, samples, rng_seed, time_limit, max_nodes, memory_mb, **kw):
@@ -563,7 +593,7 @@ def bench(seeds, max_nodes, as_json):
                                 "after 2 S + 30 s is stopped and recorded as error).")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
               help="Node budget per deal (default: none).")
-@click.option("--memory", "memory_mb", type=click.IntRange(min=16), default=512, show_default=True, metavar="MB",
+@click.option("--memory", "memory_mb", type=MEGABYTES, default=512, show_default=True, metavar="MB",
               help="Memory per deal for the transposition table and the search stack; a worker may grow "
                    "256 MB beyond that, a deal that needs more is recorded as error.")
 @click.option("--best", is_flag=True, help="Also record the best score and its bound (columns score, bound).")

@@ -137,11 +137,27 @@ def test_best_without_scoring_reports_no_score():
     ["solve", 1, "--time-limit", "nan"],
     ["best", 1, "--rules", "duel", "--seconds-per-action", "nan"],
     ["best", 1, "--rules", "duel", "--seconds-per-action", "1e-13"],  # finer than the search's clock counts
+    # more memory than any machine has: it was an internal error once, when the tables were allocated
+    ["best", 1, "--memory", 1 << 40],
+    ["solve", 1, "--memory", 1 << 40],
+    ["hint", 1, "--memory", 1 << 40],
+    ["batch", "1-2", "--memory", 1 << 40],
+    ["play", 1, "--memory", 1 << 40],
 ])
 def test_bad_input_is_one_line_and_exit_two(args):
     result = run(*args)
     assert result.exit_code == 2
     assert "Traceback" not in result.output
+
+
+def test_memory_the_machine_lacks_is_one_line_and_exit_two(monkeypatch):
+    def out_of_memory(*args, **kw):
+        raise MemoryError("Unable to allocate 1.00 TiB")
+
+    monkeypatch.setattr("solver.optimal.best", out_of_memory)
+    result = run("best", 3)
+    assert result.exit_code == 2
+    assert "out of memory" in result.output and "--memory" in result.output
 
 
 def test_bench_prints_signature():
