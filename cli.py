@@ -90,7 +90,7 @@ def friendly_errors(func):
         except KlondikeError as err:
             fail(str(err))
         except MemoryError:
-            fail("out of memory: the search could not allocate its tables; give it less --memory")
+            fail("out of memory: this machine could not give what was asked for (try less --memory)")
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except BrokenPipeError:
