@@ -41,6 +41,11 @@ from .state import LAYOUT_HASHES, STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored, rehash_scored_part
 
 INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budgets
+# ... and a thirtieth where the fewest actions count: A* needs no line to start from and, where
+# the winnability search is slow, A* alone is often faster (`ksolve-draw3` seed 137: a win after
+# 10.8 s, A* without it proves the shortest in 1.3 s; seed 198: a loss after 2.4 s, A* proves the
+# best stop in 2.1 s)
+FEWEST_INCUMBENT_SHARE = 30
 # `best` takes more memory than `solve` by default: the best-first search keeps every open
 # position (about 50 bytes each, `BestFirst`), and at 512 MB its proofs on `duel` were
 # memory-bound. At 2 GB it made no room within a minute on the deals measured (`duel` seed 34:
@@ -621,8 +626,9 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # Past the 300 s limit nothing more counts: the game is worth what it had then.
         return _result(deal, rules, origin, origin, None, True, "unknown", 0, began, None)
     position = origin.position
-    share_nodes = None if max_nodes is None else max(1, max_nodes // INCUMBENT_SHARE)
-    share_time = None if time_limit is None else time_limit / INCUMBENT_SHARE
+    incumbent_share = INCUMBENT_SHARE if rules.scoring is not None else FEWEST_INCUMBENT_SHARE
+    share_nodes = None if max_nodes is None else max(1, max_nodes // incumbent_share)
+    share_time = None if time_limit is None else time_limit / incumbent_share
     verdict = solve(deal, rules, max_nodes=share_nodes, time_limit=share_time, memory_mb=memory_mb,
                     start=position, progress=progress)
     incumbent = line_module.continue_game(origin, verdict.path if verdict.result == "win" else [])
@@ -645,17 +651,23 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         return reason
 
     def answer(bound: int, optimal: bool, reason: str | None) -> BestResult:
-        return _result(deal, rules, origin, _stop_at_time_limit(origin, incumbent), bound, optimal, verdict.result,
-                       nodes, began, reason)
+        final = _stop_at_time_limit(origin, incumbent)
+        winnable = verdict.result
+        if winnable == "unknown" and (final.won or optimal):
+            # a win found later, or a best line proved without one: then no line wins at all
+            winnable = "win" if final.won else "loss"
+        return _result(deal, rules, origin, final, bound, optimal, winnable, nodes, began, reason)
 
-    # The fewest actions to a known win: best-first is A*, whose first line is the shortest, and
-    # the depth-first search that improves the incumbent only delays it (`classic-draw3` seed 6,
-    # unlimited passes, foundation->tableau: 1.2 s with it first, 0.15 s without). It gets the last
-    # thirtieth of the budgets instead, if best-first has not proved the optimum by then.
-    shortest_win = rules.scoring is None and verdict.result == "win"
+    # The fewest actions, unless the deal is proved lost: best-first is A*, whose first line is the
+    # shortest, and the depth-first search that improves the incumbent only delays it
+    # (`classic-draw3` seed 6, unlimited passes, foundation->tableau: 1.2 s with it first, 0.15 s
+    # without). It gets the last thirtieth of the budgets instead, if best-first has not proved the
+    # optimum by then. Where the winnability search found no answer, A* finds the shortest win or,
+    # searching every position a win is not ruled out from, proves there is none.
+    astar_first = rules.scoring is None and verdict.result != "loss"
     if best_first:
         ceiling = NO_CEILING
-        if not shortest_win:
+        if not astar_first:
             # A short depth-first search against the incumbent first: it improves a poor line within
             # seconds, where the best-first search finds no line until it reaches the best one.
             search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
@@ -667,14 +679,14 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # (it dropped open nodes its best line does not reach, or could make no room),
         # depth-first again below the bound it proved.
         search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads)
-        reason = run(search, 1 - 1 / IMPROVE_SHARE if shortest_win else 1.0)
+        reason = run(search, 1 - 1 / IMPROVE_SHARE if astar_first else 1.0)
         ceiling = min(ceiling, search.proven_bound())
-        if search.proved or (reason is not None and not shortest_win):
+        if search.proved or (reason is not None and not astar_first):
             return answer(ceiling, search.proved, reason)
         del search
-        if shortest_win:
+        if astar_first:
             # A* found no line in time, so the incumbent is still the winnability line, often far
-            # longer than the best. Weighted A* finds a much shorter one in a fraction of a
+            # longer than the best (or none, where the winnability search found no answer). Weighted A* finds a much shorter one in a fraction of a
             # second (`ksolve-draw1` seed 16: 129 actions in 0.4 s, where the depth-first search
             # improved 185 to 163 in 2 s); half of what is left goes to it, the rest to the
             # depth-first search below, which starts from its line.

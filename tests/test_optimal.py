@@ -12,6 +12,7 @@ exhaustive oracle (`optimal_oracle`) and pyksolve's minimal solver.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -38,6 +39,7 @@ from solver.deadends import ALL_CARDS, relaxed_game, relaxed_unwinnable
 from solver.objective import (CARD_WEIGHT, NEVER, UNLIMITED_RECYCLES, actions_lower_bound, blocked_actions,
                               cached_talon_actions, empty_pile_actions, no_win_bound, objective_params, talon_actions,
                               talon_chain_links, talon_pairs, upper_bound)
+from solver import optimal as optimal_module
 from solver.optimal import _root_search, aspiration_floors, best, line_value
 from solver.positions import check_position, to_text
 from solver.rules import PRESETS, Ruleset
@@ -289,6 +291,31 @@ def test_best_equals_the_exhaustive_optimum(case_id, best_first):
         assert result.optimal, f"not proved within {TIME_LIMIT} s" + describe(case_id, rules, answer, result)
         assert line_value(result.game) == answer.value, describe(case_id, rules, answer, result)
         check_result(result, DEAL0, rules, position)
+
+
+FEWEST_CASES = [case[0] for case in CASES if case[2].scoring is None]
+
+
+@pytest.mark.parametrize("case_id", FEWEST_CASES)
+def test_without_a_winnability_answer_a_star_proves_the_fewest_actions_and_the_verdict(case_id, monkeypatch):
+    """Where the winnability search ends without an answer (here: made to), A* starts from no
+    line: it must still prove the oracle's optimum, and say won or lost from what it proved."""
+    real_solve = optimal_module.solve
+
+    def no_answer(deal, rules, **kw):
+        found = real_solve(deal, rules, **{**kw, "max_nodes": 1})
+        return dataclasses.replace(found, result="unknown", line=[], actions=None, game=None, path=[],
+                                   proved_under=None, reason="node budget")
+
+    monkeypatch.setattr(optimal_module, "solve", no_answer)
+    _, position, base_rules, clocks = CASES_BY_ID[case_id]
+    rules = with_clock(base_rules, clocks[0])
+    answer = oracle_answer(case_id, clocks[0])
+    witness = replay(DEAL0, rules, answer.line, position)
+    result = best(DEAL0, rules, start=position, time_limit=TIME_LIMIT)
+    assert result.optimal and line_value(result.game) == answer.value, describe(case_id, rules, answer, result)
+    assert result.winnable == ("win" if witness.game.won else "loss")
+    check_result(result, DEAL0, rules, position)
 
 
 def test_the_cases_cover_every_rule_and_every_kind_of_optimum():
