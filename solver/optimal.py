@@ -653,9 +653,12 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     def answer(bound: int, optimal: bool, reason: str | None) -> BestResult:
         final = _stop_at_time_limit(origin, incumbent)
         winnable = verdict.result
-        if winnable == "unknown" and (final.won or optimal):
-            # a win found later, or a best line proved without one: then no line wins at all
-            winnable = "win" if final.won else "loss"
+        if winnable == "unknown" and final.won:
+            winnable = "win"
+        elif winnable == "unknown" and optimal and rules.scoring is None:
+            # the fewest actions rank every win above every stop, so a stop proved best means no
+            # line wins (with scoring a stop can outscore a win that ends past the 300 s cut)
+            winnable = "loss"
         return _result(deal, rules, origin, final, bound, optimal, winnable, nodes, began, reason)
 
     # The fewest actions, unless the deal is proved lost: best-first is A*, whose first line is the
@@ -686,10 +689,11 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         del search
         if astar_first:
             # A* found no line in time, so the incumbent is still the winnability line, often far
-            # longer than the best (or none, where the winnability search found no answer). Weighted A* finds a much shorter one in a fraction of a
-            # second (`ksolve-draw1` seed 16: 129 actions in 0.4 s, where the depth-first search
-            # improved 185 to 163 in 2 s); half of what is left goes to it, the rest to the
-            # depth-first search below, which starts from its line.
+            # longer than the best (or none, where the winnability search found no answer).
+            # Weighted A* finds a much shorter one in a fraction of a second (`ksolve-draw1` seed
+            # 16: 129 actions in 0.4 s, where the depth-first search improved 185 to 163 in 2 s);
+            # half of what is left goes to it, the rest to the depth-first search below, which
+            # starts from its line.
             run(BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads, greedy=GREEDY_WEIGHT), 1 / 2)
     last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
     root_bound = last.proven_bound() if ceiling is None else min(ceiling, last.proven_bound())
