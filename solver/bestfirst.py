@@ -97,7 +97,7 @@ def heap_key(bound, rank, node):
     equal ranks the node stored last is most often a child of the node just expanded, so the
     search goes on depth-first, a node's state is a move away from the states kept (`rebuild`).
     (The deepest first, by actions, rebuilt four times as many states and ran a third slower on
-    `duel`: README, "Measured figures".)"""
+    `duel`: docs/MEASUREMENTS.md.)"""
     return (bound << NODE_BITS) | (rank << NODE_NUMBER_BITS) | node
 
 

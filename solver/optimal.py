@@ -241,7 +241,7 @@ TABLE_BUDGET = 0.7
 # table, node, heap, fresh pages) takes time and memory; with draw 1 and unlimited passes a child
 # that draws much of the stock lies far above its parent. Nodes only expand again where
 # they lie more than this far below the optimum, and the search has few of those: each action of
-# bound holds about 1.4 times the children of the one before (README, "Measured figures").
+# bound holds about 1.4 times the children of the one before (docs/MEASUREMENTS.md).
 DEFER_SLACK = 8
 TALON_TABLE_SHARE = 1 / 16  # of the memory budget, for the table of talon positions (`BestFirst`)
 STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never that many macro-moves

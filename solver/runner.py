@@ -6,8 +6,9 @@ it grows the stack and the table within the memory budget (or, at its largest, m
 it: `_free_room`), and runs the kernel until it finishes or a node or time budget runs out.
 
 Growing the table is one step that no time check interrupts, and it can be slow where fresh memory
-is (the README's "Memory on this machine": 7 s for 16 M to 32 M entries), so a growth that would end
-past the time limit, judged by the last one's speed, is not started: the table makes room instead.
+is (docs/MEASUREMENTS.md, "Memory on this machine": 7 s for 16 M to 32 M entries), so a growth
+that would end past the time limit, judged by the last one's speed, is not started: the table
+makes room instead.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def keep_freed_memory() -> bool:
     of handing it back to the system; True if it agreed (glibc; elsewhere nothing changes).
 
     A search's tables and nodes are large arrays, each mapped afresh and unmapped when freed. Where
-    fresh pages are slow (here 5-11 s per GB: README, "Memory on this machine"), a process that runs
-    search after search (`batch`, the benchmarks, hints) paid that again for every one; kept, the
-    same gigabyte is taken again in 0.25 s. The process then holds its peak memory until it ends,
-    which is within the budget it was given. Called by the command line and the benchmarks, not by
+    fresh pages are slow (here 5-11 s per GB: docs/MEASUREMENTS.md, "Memory on this machine"), a
+    process that runs search after search (`batch`, the benchmarks, hints) paid that again for
+    every one; kept, the same gigabyte is taken again in 0.25 s. The process then holds its peak
+    memory until it ends, which is within the budget it was given. Called by the command line and the benchmarks, not by
     the library on import: it changes the whole process's allocator.
     """
     try:
