@@ -41,8 +41,8 @@ def keep_freed_memory() -> bool:
     fresh pages are slow (here 5-11 s per GB: docs/MEASUREMENTS.md, "Memory on this machine"), a
     process that runs search after search (`batch`, the benchmarks, hints) paid that again for
     every one; kept, the same gigabyte is taken again in 0.25 s. The process then holds its peak
-    memory until it ends, which is within the budget it was given. Called by the command line and the benchmarks, not by
-    the library on import: it changes the whole process's allocator.
+    memory until it ends, which is within the budget it was given. Called by the command line and
+    the benchmarks, not by the library on import: it changes the whole process's allocator.
     """
     try:
         mallopt = ctypes.CDLL(None).mallopt
