@@ -6,7 +6,9 @@ of the budget (it improves a poor line fast), and the best-first search (`bestfi
 fewest actions) looks for better lines, highest bound first, with the rest. If that ends without a
 proof and with budget left (it dropped open nodes its best line does not reach, or could make no
 room), the branch and bound goes on below the bound it proved, with the best line so far to beat,
-after searches with higher values to beat (`aspiration_floors`). `optimal` is true only when a
+after searches with higher values to beat (`aspiration_floors`). For the fewest actions A* goes
+first, and where it proves nothing in time a chain of greedy searches and the branch and bound
+shorten the line in what is left (`FEWEST_IMPROVE_SHARE`). `optimal` is true only when a
 search finished with a line (or the last one finished: the incumbent is best); otherwise `bound`
 is a proven limit on what any line can reach. The reported line is replayed by the reference
 engine, and the engine's score must equal the search's.
@@ -650,6 +652,25 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             incumbent = _checked_line(origin, search)
         return reason
 
+    def improve_greedily(share: float) -> None:
+        """Weighted A* again and again on `share` of the budgets left, each run from the line the
+        one before found: a run stops at its first line shorter than the incumbent, most often by
+        an action or two, so a chain of short runs shortens a poor line most in the time."""
+        time_end = None if time_limit is None else time_left() * (1 - share)
+        nodes_end = None if max_nodes is None else nodes + (max_nodes - nodes) * share
+        while True:
+            fraction = 1.0  # of the budgets left, the part still the chain's
+            if time_end is not None:
+                fraction = min(fraction, 1 - time_end / time_left() if time_left() > 0 else 0.0)
+            if nodes_end is not None:
+                fraction = min(fraction, (nodes_end - nodes) / (max_nodes - nodes) if max_nodes > nodes else 0.0)
+            before = line_value(incumbent)
+            if fraction <= 0:
+                return
+            run(BestFirst(origin, rules, before, no_win, memory_mb, threads, greedy=GREEDY_WEIGHT), fraction)
+            if line_value(incumbent) <= before:
+                return
+
     def answer(bound: int, optimal: bool, reason: str | None) -> BestResult:
         final = _stop_at_time_limit(origin, incumbent)
         winnable = verdict.result
@@ -664,9 +685,10 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     # The fewest actions, unless the deal is proved lost: best-first is A*, whose first line is the
     # shortest, and the depth-first search that improves the incumbent only delays it
     # (`classic-draw3` seed 6, unlimited passes, foundation->tableau: 1.2 s with it first, 0.15 s
-    # without). It gets the last thirtieth of the budgets instead, if best-first has not proved the
-    # optimum by then. Where the winnability search found no answer, A* finds the shortest win or,
-    # searching every position a win is not ruled out from, proves there is none.
+    # without). If best-first has not proved the optimum within eleven twelfths of the budgets,
+    # the last twelfth goes to shortening the line (`FEWEST_IMPROVE_SHARE`). Where the winnability
+    # search found no answer, A* finds the shortest win or, searching every position a win is not
+    # ruled out from, proves there is none.
     astar_first = rules.scoring is None and verdict.result != "loss"
     if best_first:
         ceiling = NO_CEILING
@@ -682,7 +704,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # (it dropped open nodes its best line does not reach, or could make no room),
         # depth-first again below the bound it proved.
         search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads)
-        reason = run(search, 1 - 1 / IMPROVE_SHARE if astar_first else 1.0)
+        reason = run(search, 1 - 1 / FEWEST_IMPROVE_SHARE if astar_first else 1.0)
         ceiling = min(ceiling, search.proven_bound())
         if search.proved or (reason is not None and not astar_first):
             return answer(ceiling, search.proved, reason)
@@ -691,10 +713,10 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             # A* found no line in time, so the incumbent is still the winnability line, often far
             # longer than the best (or none, where the winnability search found no answer).
             # Weighted A* finds a much shorter one in a fraction of a second (`ksolve-draw1` seed
-            # 16: 129 actions in 0.4 s, where the depth-first search improved 185 to 163 in 2 s);
-            # half of what is left goes to it, the rest to the depth-first search below, which
-            # starts from its line.
-            run(BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads, greedy=GREEDY_WEIGHT), 1 / 2)
+            # 16: 129 actions in 0.4 s, where the depth-first search improved 185 to 163 in 2 s),
+            # and again from that one: four fifths of what is left go to it, the rest to the
+            # depth-first search below, which starts from its line.
+            improve_greedily(GREEDY_SHARE)
     last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
     root_bound = last.proven_bound() if ceiling is None else min(ceiling, last.proven_bound())
     for floor in aspiration_floors(root_bound, line_value(incumbent))[:-1]:
@@ -728,6 +750,16 @@ def _checked_line(origin: Game, search: OptimalSearch) -> Game:
 # gains most of what it gains in 6 s within 2 s (seeds 6, 8, 10, 23, 36: 0 to 750 points less), and
 # the best-first search, which makes the proofs, gets the rest.
 IMPROVE_SHARE = 30
+# For the fewest actions A* goes first and gets all but a twelfth of the budgets; if it proves
+# nothing, the twelfth goes to shortening the line it could not find: the chain of greedy searches
+# (`best.improve_greedily`) gets four fifths of it, the depth-first search the rest. `ksolve-draw1`
+# seeds 14, 54 and 88, not proved in 60 s: 130, 136 and 139 actions with one greedy search on half
+# of the last thirtieth (as before), 118, 118 and 119 so (pyksolve's lines: 112, none, 119); with a
+# sixth or a fourth, within 2 actions of that. A* loses what it would have proved in its last 5 s:
+# on Klondike-Solver's rules, `classic` and `classic-draw3`, seeds 1-200, no deal in the last runs
+# (docs/MEASUREMENTS.md); a sixth would have cost deals this machine proves in 50-58 s on a slow day.
+FEWEST_IMPROVE_SHARE = 12
+GREEDY_SHARE = 0.8
 GREEDY_WEIGHT = 2  # the weight of the actions still needed in the greedy search (`BestFirst`)
 NO_CEILING = 1 << 62  # above every value: no bound proven yet
 ASPIRATION_BUDGET_SHARE = 4  # each aspiration search gets at most a quarter of the budget left

@@ -423,12 +423,12 @@ def test_a_greedy_search_finds_a_line_no_better_than_the_optimum_and_proves_noth
     assert line_value(line) == search.best_value <= answer.value, (case_id, path)
 
 
-def test_a_greedy_search_beats_a_long_winnability_line_fast():
-    """`ksolve-draw1` seed 16, whose shortest win A* does not prove in 30 s: from the winnability
-    line (185 actions), the greedy search finds a much shorter win within 300,000 children, and
-    the engine values it as the search does. It is for the fewest actions only."""
+@functools.cache
+def _greedy_from_winnability_line(seed: int) -> tuple:
+    """(deal, rules, winnability line, the first greedy search's line) for a `ksolve-draw1` seed:
+    the greedy search from the winnability line, which finds a line within 300,000 children."""
     rules = PRESETS["classic"].with_overrides(draw=1, passes=None, foundation_to_tableau=True)
-    deal = Deal.from_seed(16)
+    deal = Deal.from_seed(seed)
     origin = Game(deal, rules)
     verdict = solve(deal, rules, max_nodes=1_000_000)
     assert verdict.result == "win"
@@ -438,9 +438,29 @@ def test_a_greedy_search_beats_a_long_winnability_line_fast():
     assert search.best_path() is not None, search.nodes
     line = line_module.continue_game(origin, search.best_path())
     assert line_value(line) == search.best_value
+    return deal, rules, winnability, line
+
+
+def test_a_greedy_search_beats_a_long_winnability_line_fast():
+    """`ksolve-draw1` seed 16, whose shortest win A* does not prove in 30 s: from the winnability
+    line (185 actions), the greedy search finds a much shorter win within 300,000 children, and
+    the engine values it as the search does. It is for the fewest actions only."""
+    deal, _, winnability, line = _greedy_from_winnability_line(16)
     assert line.actions <= winnability.actions - 30, (line.actions, winnability.actions)
     with pytest.raises(ValueError):
         BestFirst(Game(deal, PRESETS["harmony"]), PRESETS["harmony"], 0, False, 16, greedy=2)
+
+
+def test_best_chains_greedy_searches_where_a_star_proves_nothing():
+    """Where A* proves nothing within its budget, `best` runs the greedy search again from each
+    line it finds (`improve_greedily`), so its line beats the first greedy search's, which a
+    single greedy search would stop at: `ksolve-draw1` seed 16, 3 M children in all."""
+    deal, rules, _, first_greedy = _greedy_from_winnability_line(16)
+    result = best(deal, rules, max_nodes=3_000_000, memory_mb=256)
+    assert not result.optimal and result.nodes <= 3_000_000
+    assert result.actions < first_greedy.actions, (result.actions, first_greedy.actions)
+    replayed = replay(deal, rules, result.line)
+    assert replayed.legal and replayed.game.won and replayed.game.actions == result.actions
 
 
 @pytest.mark.parametrize("threads", [1, 2])
