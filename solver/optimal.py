@@ -664,9 +664,9 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
                 fraction = min(fraction, 1 - time_end / time_left() if time_left() > 0 else 0.0)
             if nodes_end is not None:
                 fraction = min(fraction, (nodes_end - nodes) / (max_nodes - nodes) if max_nodes > nodes else 0.0)
-            before = line_value(incumbent)
             if fraction <= 0:
                 return
+            before = line_value(incumbent)
             run(BestFirst(origin, rules, before, no_win, memory_mb, threads, greedy=GREEDY_WEIGHT), fraction)
             if line_value(incumbent) <= before:
                 return
