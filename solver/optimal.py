@@ -661,7 +661,8 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         while True:
             fraction = 1.0  # of the budgets left, the part still the chain's
             if time_end is not None:
-                fraction = min(fraction, 1 - time_end / time_left() if time_left() > 0 else 0.0)
+                left = time_left()  # read once: it could reach 0 between a test and a division
+                fraction = min(fraction, 1 - time_end / left if left > 0 else 0.0)
             if nodes_end is not None:
                 fraction = min(fraction, (nodes_end - nodes) / (max_nodes - nodes) if max_nodes > nodes else 0.0)
             if fraction <= 0:
