@@ -35,12 +35,12 @@ from .objective import (CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_
                         objective_params, set_root)
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
-from .runner import ChunkedSearch
+from .runner import ChunkedSearch, machine_memory_mb
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
                      STACK_FULL, TABLE_FULL)
 from .solve import Search, compile_once, deal_fields, search_params, solve
 from .state import LAYOUT_HASHES, STATE_SIZE, encode
-from .tt import flush_scored, rehash_scored, rehash_scored_part
+from .tt import flush_scored, rehash_scored, rehash_scored_part, rehash_talon
 
 INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budgets
 # ... and a thirtieth where the fewest actions count: A* needs no line to start from and, where
@@ -48,11 +48,26 @@ INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budget
 # 10.8 s, A* without it proves the shortest in 1.3 s; seed 198: a loss after 2.4 s, A* proves the
 # best stop in 2.1 s)
 FEWEST_INCUMBENT_SHARE = 30
-# `best` takes more memory than `solve` by default: the best-first search keeps every open
-# position (about 50 bytes each, `BestFirst`), and at 512 MB its proofs on `duel` were
-# memory-bound. At 2 GB it made no room within a minute on the deals measured (`duel` seed 34:
-# 13 M nodes stored in 60 s).
-BEST_MEMORY_MB = 2048
+
+
+def best_memory_mb(machine_mb: int | None) -> int:
+    """The memory `best` takes by default on a machine of `machine_mb` MB (None: not known).
+
+    More than `solve`: the best-first search keeps every open position (44 bytes each,
+    `BestFirst`), and at 512 MB its proofs on `duel` were memory-bound. The longest searches fill
+    even 2 GB (28 M nodes) and then make room, dropping nodes they may have to find again:
+    `harmony` seed 88 took 53 s at 2 GB and 40 s at 8 GB, `ksolve-draw1` seed 14 was not proved
+    in 60 s at 2 GB and was in 41 s at 8 GB. So: the largest power of two within two fifths of the
+    machine's memory (the tables are powers of two: a budget just below one has tables half the
+    size; the system and other work keep the rest), at least 1 GB and at most 8 GB (where the nodes
+    have long reached the most a heap key can number, 67 M, and the tables their largest useful
+    size), but never more than the machine has; 2 GB where its memory is not known."""
+    if machine_mb is None:
+        return 2048
+    return min(machine_mb, max(1024, min(8192, 1 << (machine_mb * 2 // 5).bit_length() - 1)))
+
+
+BEST_MEMORY_MB = best_memory_mb(machine_memory_mb())
 MAX_THREADS = 8  # threads of one best-first search, at most
 
 
@@ -246,6 +261,14 @@ TABLE_BUDGET = 0.7
 # bound holds about 1.4 times the children of the one before (docs/MEASUREMENTS.md).
 DEFER_SLACK = 8
 TALON_TABLE_SHARE = 1 / 16  # of the memory budget, for the table of talon positions (`BestFirst`)
+# The table of talon positions starts at this many entries (16 MB) and doubles to keep at least
+# TALON_ENTRIES_PER_NODE entries for each node stored, up to its share. Its probes land anywhere
+# in it, so a table made whole at the start took fresh pages all over it even in a short search
+# (`ksolve-draw3` seed 6 at 8 GB, a table of 512 MB: 0.12-0.14 s instead of 0.08 s); but in a long
+# one a larger table cuts more (`ksolve-draw1` seed 14 at 8 GB: 108 M children with 512 MB,
+# 134 M with 128 MB).
+FIRST_TALON_ENTRIES = 1 << 20
+TALON_ENTRIES_PER_NODE = 4
 STACK_RESERVE = 4096  # levels of the state stack kept room for: a line is never that many macro-moves
 
 
@@ -300,7 +323,7 @@ def default_threads() -> int:
 class BestFirst(OptimalSearch):
     """One resumable best-first optimal search (`bestfirst.best_first_chunk`): the same answers
     as `BranchAndBound`, found in bound order. Its table takes a fifth to a third of the memory
-    budget (`TABLE_BUDGET`), its table of talon positions a sixteenth (`TALON_TABLE_SHARE`), its
+    budget (`TABLE_BUDGET`), its table of talon positions a sixteenth at most (`TALON_TABLE_SHARE`; it grows with the nodes), its
     nodes and heap the rest. When the nodes are all used it frees
     those it no longer needs and, if that is not enough, drops the open nodes of lowest bound: its
     answer is then a proof only if its best line reaches their bound.
@@ -322,6 +345,7 @@ class BestFirst(OptimalSearch):
     node_record = np.dtype([("key", np.uint64), ("parent", np.int32), ("actions", np.int32), ("points", np.int32),
                             ("move", np.int16, (4,)), ("depth", np.int16), ("tight", np.int8)], align=True)
     node_work = {"heap_keys": np.int64, "remap": np.int32}
+    talon_dtypes = (np.uint64, np.int64)  # key XOR info, info (`tt.talon_store`)
 
     def __init__(self, origin: Game, rules: Ruleset, incumbent: int, no_win: bool,
                  memory_mb: int = BEST_MEMORY_MB, threads: int = 1, greedy: int = 0,
@@ -336,12 +360,13 @@ class BestFirst(OptimalSearch):
         stack_bytes = threads * min(self.max_stack_bytes, STACK_RESERVE * self._level_bytes())
         # A visit of a position but for a waste of fewer cards, from which drawing reaches this
         # one with no more actions and no card going up, dominates it (`tt.talon_dominated`).
-        talon_entries = 1 << max(10, int(memory_mb * (1 << 20) * TALON_TABLE_SHARE / 16).bit_length() - 1)
+        self.max_talon_entries = 1 << max(10, int(memory_mb * (1 << 20) * TALON_TABLE_SHARE / 16).bit_length() - 1)
         # key and info side by side, as in the main table: the probe of a child, fetched ahead
         # (`bestfirst.play_children`), then waits for one cache line
-        self.talon_keys, self.talon_info = record_columns(talon_entries, (np.uint64, np.int64))
+        self.talon_keys, self.talon_info = record_columns(min(FIRST_TALON_ENTRIES, self.max_talon_entries),
+                                                          self.talon_dtypes)
         nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes - \
-            talon_entries * 16
+            self.max_talon_entries * 16
         # at most the node numbers a heap key holds (`bestfirst.heap_key`): 2 GB keep about 28 M
         capacity = min(max(4 * threads * MAX_MOVES, nodes_budget // node_bytes), 1 << NODE_NUMBER_BITS)
         # np.empty takes address space only: pages are used as nodes are stored
@@ -406,7 +431,19 @@ class BestFirst(OptimalSearch):
         return best_first_chunk(*self._arrays(lane), node_budget, lane.scratch, lane.moves, self.talon_keys,
                                 self.talon_info, *lane.children.values(), lane.talon_costs, self.counter)
 
+    def _grow_talon_table(self) -> None:
+        """Double the table of talon positions (more than once if need be) while it has fewer than
+        TALON_ENTRIES_PER_NODE entries for each node stored, up to its share of the memory."""
+        entries = self.talon_keys.shape[0]
+        wanted = min(self.max_talon_entries, TALON_ENTRIES_PER_NODE * self.stored_nodes)
+        if wanted <= entries:
+            return
+        grown = record_columns(1 << (wanted - 1).bit_length(), self.talon_dtypes)
+        rehash_talon(self.talon_keys, self.talon_info, *grown)
+        self.talon_keys, self.talon_info = grown
+
     def _kernel(self, node_budget: int) -> int:
+        self._grow_talon_table()  # between rounds: no thread is using it
         self.counter[ROUND_OVER] = 0  # raised as the last round ended (`bestfirst.ROUND_OVER`)
         if len(self.lanes) == 1:
             status = self._run_lane(self.lanes[0], node_budget)
@@ -549,6 +586,7 @@ class BestFirst(OptimalSearch):
     def compile_rest(self) -> None:
         """Compile the kernels that make room and hand work between threads (`runner.ChunkedSearch`)."""
         self._make_room()
+        rehash_talon(self.talon_keys[:1], self.talon_info[:1], self.talon_keys, self.talon_info)  # an empty slot
         first = self.lanes[0]
         move_heap_top(first.heap_keys, first.ctx, first.heap_keys, first.ctx, 0)
 

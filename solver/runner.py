@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import os
 import time
 
 import numpy as np
@@ -33,6 +34,14 @@ M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters
 
 
 @functools.cache
+def machine_memory_mb() -> int | None:
+    """This machine's physical memory in MB, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 def keep_freed_memory() -> bool:
     """Have the C library keep the memory of freed arrays for the process's next search, instead
     of handing it back to the system; True if it agreed (glibc; elsewhere nothing changes).

@@ -322,6 +322,18 @@ def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
 
 
 @kernel
+def rehash_talon(old_keys, old_info, keys, info):
+    """Move every entry of the talon table into a table a power of two times larger. Nothing is
+    lost: an entry's new slot has its old slot's number as its low bits, so no two meet there."""
+    for slot in range(old_keys.shape[0]):
+        stored = old_info[slot]
+        if old_keys[slot] != 0 or stored != 0:
+            target = home_slot(keys, old_keys[slot] ^ np.uint64(stored))
+            info[target] = stored
+            keys[target] = old_keys[slot]
+
+
+@kernel
 def _talon_entry(info):
     """(waste count, pass class, actions, points) of a talon table entry (`talon_store` packs them:
     6, 2, 16 and the upper 40 bits, the points signed)."""

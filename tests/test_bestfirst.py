@@ -25,6 +25,7 @@ from solver.objective import NEVER, WON_BASE, objective_params, pass_class, pass
 from solver.deal import Deal
 from solver.game import Game, replay
 from solver.benchmark import BENCH_RULESETS
+from solver import optimal as optimal_module
 from solver.optimal import DEFER_SLACK, BestFirst, best, line_value
 from solver.rules import PRESETS, Ruleset
 from solver.runner import FIRST_TABLE_ENTRIES, ChunkedSearch
@@ -287,6 +288,28 @@ def talon_table_answer(rules, here, stored_waste, stored_pass, stored_points, st
     assert free_key == talon_key(key_of(state), state, obj) == without_talon
     talon_store(keys, info, free_key, stored, stored_points, stored_actions, obj)
     return talon_dominated(keys, info, free_key, state, 500, 13, obj)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_talon_table_grows_with_the_nodes_and_the_optimum_stays(monkeypatch, threads):
+    """Started small, the talon table doubles as the nodes stored grow (between rounds, never past
+    its share of the memory), keeps cutting children, and the search proves the optimum it proves
+    with the table at its largest from the start."""
+    rules = PRESETS["harmony"]
+    origin = Game(Deal.from_seed(5), rules)
+    whole = BestFirst(origin, rules, line_value(origin) - 1, False, 256, threads)
+    monkeypatch.setattr(optimal_module, "FIRST_TALON_ENTRIES", whole.max_talon_entries)
+    whole = BestFirst(origin, rules, line_value(origin) - 1, False, 256, threads)
+    whole.run(5_000_000)
+    monkeypatch.setattr(optimal_module, "FIRST_TALON_ENTRIES", 1 << 10)
+    growing = BestFirst(origin, rules, line_value(origin) - 1, False, 256, threads)
+    assert growing.talon_keys.shape[0] == 1 << 10
+    growing.run(5_000_000)
+    assert whole.proved and growing.proved and growing.best_value == whole.best_value
+    entries = growing.talon_keys.shape[0]
+    assert entries > 1 << 10 and entries <= growing.max_talon_entries
+    assert entries >= min(growing.max_talon_entries, optimal_module.TALON_ENTRIES_PER_NODE * growing.stored_nodes // 2)
+    assert growing.ctx[F_TALON_DOMINATED] > 0
 
 
 @pytest.mark.parametrize("name, seed", [("harmony", 5), ("classic-draw3", 5), ("classic", 3)])

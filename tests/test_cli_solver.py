@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from cli import main
 from solver.deal import Deal
 from solver.game import replay
-from solver.optimal import BEST_MEMORY_MB, default_threads
+from solver.optimal import BEST_MEMORY_MB, best_memory_mb, default_threads
+from solver.runner import machine_memory_mb
 from solver.rules import PRESETS
 from solver.solve import DEFAULT_MEMORY_MB
 
@@ -95,7 +96,7 @@ def test_each_search_gets_its_own_default_memory_or_the_one_asked_for(monkeypatc
     run(command, 3)
     run(command, 3, "--memory", 100)
     assert asked == [default, 100]
-    assert BEST_MEMORY_MB > DEFAULT_MEMORY_MB  # best keeps every open position (README: 2 GB)
+    assert BEST_MEMORY_MB > DEFAULT_MEMORY_MB  # best keeps every open position (README: 1-8 GB)
 
 
 def test_best_runs_the_threads_asked_for_or_the_cores(monkeypatch):
@@ -167,3 +168,9 @@ def test_bench_prints_signature():
     assert data["total_nodes"] == sum(row["nodes"] for row in data["rulesets"]) > 0
     again = json.loads(run("bench", "--seeds", "1-2", "--max-nodes", 2000, "--json").output)
     assert again["total_nodes"] == data["total_nodes"]  # deterministic: a signature of the search
+
+
+def test_best_takes_a_power_of_two_within_two_fifths_of_the_machines_memory_from_1_to_8_gb():
+    assert [best_memory_mb(mb) for mb in (16384, 23_000, 65536, 4096, 8192, 600)] == [4096, 8192, 8192, 1024, 2048, 600]
+    assert best_memory_mb(None) == 2048  # the machine's memory not known
+    assert BEST_MEMORY_MB == best_memory_mb(machine_memory_mb())

@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from solver.tt import (evict, flush_scored, rehash, rehash_scored, scored_info, tt_dominated_scored, tt_seen_scored,
-                       tt_store_scored, tt_visit, tt_visit_scored)
+from solver.optimal import BestFirst, record_columns
+from solver.tt import (evict, flush_scored, rehash, rehash_scored, rehash_talon, scored_info, tt_dominated_scored,
+                       tt_seen_scored, tt_store_scored, tt_visit, tt_visit_scored)
 
 
 def crowded_keys(rng, size, count):
@@ -99,3 +100,21 @@ def test_a_scored_table_grows_and_empties_with_its_visits():
     assert flush_scored(bigger_checks, bigger_infos, keys[:2].copy(), path_points, path_actions, 2) == 2
     assert tt_seen_scored(bigger_checks, bigger_infos, keys[0], 5, 1)
     assert not tt_seen_scored(bigger_checks, bigger_infos, keys[2], -1000, 1000)
+
+
+def test_the_talon_table_doubles_without_losing_an_entry():
+    """`rehash_talon`: every entry of a full talon table is found whole in one four times larger."""
+    rng = np.random.default_rng(5)
+    keys, info = record_columns(256, BestFirst.talon_dtypes)
+    stored = {}
+    for slot in range(256):
+        free_key = np.uint64(int(rng.integers(1, 1 << 40)) << 8 | slot)
+        stored[int(free_key)] = int(rng.integers(1, 1 << 50))
+        info[slot] = stored[int(free_key)]
+        keys[slot] = free_key ^ np.uint64(info[slot])
+    bigger_keys, bigger_info = record_columns(1024, BestFirst.talon_dtypes)
+    rehash_talon(keys, info, bigger_keys, bigger_info)
+    assert np.count_nonzero(bigger_info) == 256
+    for free_key, entry in stored.items():
+        slot = free_key & 1023
+        assert bigger_info[slot] == entry and bigger_keys[slot] ^ np.uint64(entry) == np.uint64(free_key)
