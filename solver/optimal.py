@@ -323,8 +323,8 @@ def default_threads() -> int:
 class BestFirst(OptimalSearch):
     """One resumable best-first optimal search (`bestfirst.best_first_chunk`): the same answers
     as `BranchAndBound`, found in bound order. Its table takes a fifth to a third of the memory
-    budget (`TABLE_BUDGET`), its table of talon positions a sixteenth at most (`TALON_TABLE_SHARE`; it grows with the nodes), its
-    nodes and heap the rest. When the nodes are all used it frees
+    budget (`TABLE_BUDGET`), its table of talon positions a sixteenth at most (`TALON_TABLE_SHARE`;
+    it grows with the nodes), its nodes and heap the rest. When the nodes are all used it frees
     those it no longer needs and, if that is not enough, drops the open nodes of lowest bound: its
     answer is then a proof only if its best line reaches their bound.
 

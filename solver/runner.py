@@ -33,7 +33,6 @@ MIN_MAX_DEPTH = 512  # the stack may always grow this deep, whatever the memory 
 M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters
 
 
-@functools.cache
 def machine_memory_mb() -> int | None:
     """This machine's physical memory in MB, or None where the system does not say."""
     try:
@@ -42,6 +41,7 @@ def machine_memory_mb() -> int | None:
         return None
 
 
+@functools.cache
 def keep_freed_memory() -> bool:
     """Have the C library keep the memory of freed arrays for the process's next search, instead
     of handing it back to the system; True if it agreed (glibc; elsewhere nothing changes).
