@@ -242,6 +242,10 @@ class BranchAndBound(OptimalSearch):
 ROOM_KEPT = 0.75  # making room, the best-first search keeps at most this share of its nodes
 ROOM_ROUNDS = 4
 ROOM_TIMED_NODES = 1_000_000  # `BestFirst._room_fits` learns from making room among this many nodes or more
+# ... and until it has, it takes making room to cost this a stored node: the first time a process
+# made room was free to its judgement, and `harmony` seed 36 at 8 GB, in a process that had made
+# none, made room among 67 M nodes 56.5 s into its 60 s and took 8.2 s (0.12 us a node)
+ROOM_SECONDS_PER_NODE_UNTIMED = 0.2e-6
 # The best-first search's table may grow within this share of the memory: with the growth's room
 # (the old table lives beside the new one while it grows) and the stack's, that is a final table of
 # a power of two entries that fills 18% to 35% of the memory; the nodes take the rest. The growth
@@ -438,9 +442,14 @@ class BestFirst(OptimalSearch):
         wanted = min(self.max_talon_entries, TALON_ENTRIES_PER_NODE * self.stored_nodes)
         if wanted <= entries:
             return
-        grown = record_columns(1 << (wanted - 1).bit_length(), self.talon_dtypes)
+        size = 1 << (wanted - 1).bit_length()
+        if not self._growth_fits(size):
+            return  # a smaller table only cuts fewer visits; a late growth overran the deadline
+        started = time.perf_counter()
+        grown = record_columns(size, self.talon_dtypes)
         rehash_talon(self.talon_keys, self.talon_info, *grown)
         self.talon_keys, self.talon_info = grown
+        self._note_growth(started, size)  # its records are as large as the main table's
 
     def _kernel(self, node_budget: int) -> int:
         self._grow_talon_table()  # between rounds: no thread is using it
@@ -459,15 +468,17 @@ class BestFirst(OptimalSearch):
         return status
 
     # The slowest `_make_room` of this process so far, in seconds per stored node (of those with at
-    # least ROOM_TIMED_NODES: a small one is mostly fixed costs). On `harmony` seed 36 each took
-    # 4-5 s, and one begun late ran the search 5 s past a 60 s limit.
-    slowest_room_seconds_per_node = 0.0
+    # least ROOM_TIMED_NODES: a small one is mostly fixed costs), or None before the first. On
+    # `harmony` seed 36 each took 4-5 s, and one begun late ran the search 5 s past a 60 s limit.
+    slowest_room_seconds_per_node: float | None = None
 
     def _room_fits(self) -> bool:
-        """True if making room should end before the deadline, at the slowest speed seen."""
+        """True if making room should end before the deadline, at the slowest speed seen (before
+        any, at ROOM_SECONDS_PER_NODE_UNTIMED)."""
         if self.deadline is None:
             return True
-        seconds = BestFirst.slowest_room_seconds_per_node * self.stored_nodes
+        per_node = BestFirst.slowest_room_seconds_per_node
+        seconds = (ROOM_SECONDS_PER_NODE_UNTIMED if per_node is None else per_node) * self.stored_nodes
         return time.perf_counter() + seconds <= self.deadline
 
     def _run_lanes(self, node_budget: int) -> int:
@@ -549,7 +560,7 @@ class BestFirst(OptimalSearch):
             drop_key = int(np.median(first.heap_keys[:self.open_nodes]))
         self._deal_heaps()
         if stored >= ROOM_TIMED_NODES:
-            BestFirst.slowest_room_seconds_per_node = max(BestFirst.slowest_room_seconds_per_node,
+            BestFirst.slowest_room_seconds_per_node = max(BestFirst.slowest_room_seconds_per_node or 0.0,
                                                           (time.perf_counter() - started) / stored)
         return self.stored_nodes + 4 * len(self.lanes) * MAX_MOVES < capacity and self.open_nodes > 0
 

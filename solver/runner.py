@@ -104,7 +104,7 @@ class ChunkedSearch:
         self.status = RUNNING
         self.table_purges = 0  # times the table was full at its largest, or could not grow in time
         self.deadline: float | None = None  # when the time budget of `run_within` ends (perf_counter)
-        self.growth_seconds_per_entry = 0.0  # the last growth of the table, per entry of the new one
+        self.growth_seconds_per_entry = 0.0  # the last growth of a table, per entry of the new one
         # set by a kernel step that would end past the deadline (`BestFirst` making room): the run
         # stops as if the time were up, instead of overrunning it
         self.out_of_time = False
@@ -191,9 +191,7 @@ class ChunkedSearch:
                     bigger = self._new_table(size * 2)
                     self.ctx[CTX_TABLE_COUNT] = self._rehash(self.table, bigger)
                     self.table = bigger
-                    self.growth_seconds_per_entry = (time.perf_counter() - started) / (size * 2)
-                    ChunkedSearch.slowest_growth_seconds_per_entry = max(ChunkedSearch.slowest_growth_seconds_per_entry,
-                                                                         self.growth_seconds_per_entry)
+                    self._note_growth(started, size * 2)
                 else:
                     self.ctx[CTX_TABLE_COUNT] = self._free_room(int(self.ctx[CTX_DEPTH]))
                     self.table_purges += 1
@@ -204,6 +202,12 @@ class ChunkedSearch:
             elif self.status != RUNNING:
                 return self.status
         return RUNNING
+
+    def _note_growth(self, started: float, entries: int) -> None:
+        """Keep the speed of a table growth to `entries` begun at `started` (`_growth_fits`)."""
+        self.growth_seconds_per_entry = (time.perf_counter() - started) / entries
+        ChunkedSearch.slowest_growth_seconds_per_entry = max(ChunkedSearch.slowest_growth_seconds_per_entry,
+                                                             self.growth_seconds_per_entry)
 
     def _growth_fits(self, entries: int) -> bool:
         """True if growing the table to `entries` should end before the deadline, at the slower of

@@ -343,6 +343,36 @@ def test_making_room_that_would_end_past_the_deadline_stops_the_search_as_out_of
     assert search.compactions > 0 and not search.out_of_time
 
 
+def test_before_any_room_is_timed_making_room_is_judged_at_the_untimed_speed(monkeypatch):
+    """In a process that has not yet made room among many nodes, `BestFirst._room_fits` judges at
+    ROOM_SECONDS_PER_NODE_UNTIMED (the first time was once free: `harmony` seed 36 overran by 4.7 s)."""
+    rules = PRESETS["harmony"]
+    origin = Game(Deal.from_seed(5), rules)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 1)  # 1 MB: about 10,000 nodes
+    monkeypatch.setattr(BestFirst, "slowest_room_seconds_per_node", None)
+    monkeypatch.setattr(optimal_module, "ROOM_SECONDS_PER_NODE_UNTIMED", 1.0)
+    assert search.run_within(time.perf_counter(), 0, None, 30.0) == "time limit"
+    assert search.compactions == 0 and search.out_of_time
+    monkeypatch.setattr(optimal_module, "ROOM_SECONDS_PER_NODE_UNTIMED", 1e-9)
+    assert search.run_within(time.perf_counter(), 0, search.nodes + 300_000, 30.0) in ("node budget", None)
+    assert search.compactions > 0 and not search.out_of_time
+
+
+@pytest.mark.parametrize("slowest, grows", [(1.0, False), (0.0, True)])
+def test_the_talon_table_grows_only_if_that_ends_before_the_deadline(monkeypatch, slowest, grows):
+    """A growth of the talon table is judged as one of the main table (`runner._growth_fits`): at
+    a second an entry it would end past the deadline, and the table keeps its size (it then only
+    cuts fewer visits); with no deadline, or fast growths, it grows."""
+    rules = PRESETS["harmony"]
+    origin = Game(Deal.from_seed(5), rules)
+    monkeypatch.setattr(optimal_module, "FIRST_TALON_ENTRIES", 1 << 10)
+    search = BestFirst(origin, rules, line_value(origin) - 1, False, 256)
+    monkeypatch.setattr(ChunkedSearch, "slowest_growth_seconds_per_entry", slowest)
+    search.run_within(time.perf_counter(), 0, 200_000, 30.0)
+    assert (search.talon_keys.shape[0] > 1 << 10) == grows
+    assert search.stored_nodes * optimal_module.TALON_ENTRIES_PER_NODE > 1 << 10
+
+
 @functools.lru_cache(maxsize=None)
 def proved_best(name: str, seed: int) -> int:
     """The best value of a deal, proved by the best-first search with room enough."""
