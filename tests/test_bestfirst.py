@@ -362,7 +362,7 @@ def test_before_any_room_is_timed_making_room_is_judged_at_the_untimed_speed(mon
 def test_the_talon_table_grows_only_if_that_ends_before_the_deadline(monkeypatch, slowest, grows):
     """A growth of the talon table is judged as one of the main table (`runner._growth_fits`): at
     a second an entry it would end past the deadline, and the table keeps its size (it then only
-    cuts fewer visits); with no deadline, or fast growths, it grows."""
+    cuts fewer visits); where growths are fast, it grows."""
     rules = PRESETS["harmony"]
     origin = Game(Deal.from_seed(5), rules)
     monkeypatch.setattr(optimal_module, "FIRST_TALON_ENTRIES", 1 << 10)
