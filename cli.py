@@ -1,7 +1,8 @@
 """The `klondike` command line: parses options, calls the `solver` library, prints.
 
 Exit codes: 0 success (for `solve`: a win was found), 1 `solve` proved the deal unwinnable,
-2 bad input or an illegal line, 3 `solve` gave up (a budget ran out: unknown), 4 internal error.
+2 bad input or an illegal line, 3 `solve` gave up (a budget ran out: unknown), 4 internal error,
+130 interrupted, 141 the output's reader went away.
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from functools import wraps
 
 import click
+from click.core import ParameterSource
 
 from solver import positions
 from solver.errors import KlondikeError
@@ -25,6 +28,7 @@ from solver.solve import DEFAULT_MEMORY_MB
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 4
+EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE, as a shell reports a program a closed pipe stopped
 
 
 class Seconds(click.FloatRange):
@@ -66,9 +70,31 @@ class Megabytes(click.IntRange):
 MEGABYTES = Megabytes()
 
 
+# Error messages quote the user's input, which may be huge (a 100 KB deal string): a word longer
+# than this is cut to its start, and a message still longer than MESSAGE_SHOWN loses its middle.
+WORD_SHOWN = 60
+MESSAGE_SHOWN = 1000
+_LONG_WORD = re.compile(r"\S{%d,}" % (WORD_SHOWN + 1))
+_AROUND = re.compile(r"(['\"(]?)(.+?)(['\")]?)([,:;]*)")
+
+
+def shorten_message(message: str) -> str:
+    """`message` with over-long words cut to their start and length, and at most MESSAGE_SHOWN
+    characters (its start and end kept)."""
+    def cut(match) -> str:
+        # the quotes and punctuation around the user's text stay, and only that text is counted
+        lead, inner, close, punctuation = _AROUND.fullmatch(match.group(0)).groups()
+        return f"{lead}{inner[:WORD_SHOWN - 20]}...{close} ({len(inner):,} characters){punctuation}"
+
+    message = _LONG_WORD.sub(cut, message)
+    if len(message) > MESSAGE_SHOWN:
+        message = f"{message[:MESSAGE_SHOWN // 2]} ... {message[-MESSAGE_SHOWN * 2 // 5:]}"
+    return message
+
+
 def fail(message: str, code: int = EXIT_BAD_INPUT):
     """Print one line on stderr and exit with `code`."""
-    click.echo(f"klondike: error: {message}", err=True)
+    click.echo(f"klondike: error: {shorten_message(message)}", err=True)
     sys.exit(code)
 
 
@@ -86,9 +112,10 @@ def friendly_errors(func):
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except BrokenPipeError:
-            # The reader went away (`klondike solve 3 | head`): stop quietly, as pipes expect.
+            # The reader went away (`klondike solve 3 | head`): stop quietly, as pipes expect, with
+            # an exit code of its own (1 would say "unwinnable" for `solve`).
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(1)
+            sys.exit(EXIT_OUTPUT_CLOSED)
         except click.exceptions.Exit:
             raise
         except (click.ClickException, click.Abort):
@@ -158,6 +185,14 @@ def search_options(memory_mb: int, memory_help: str):
     return decorate
 
 
+def given_options(*names: str) -> list[str]:
+    """The options among the parameters `names` that the user gave (not left at their defaults),
+    as flags (`rng_seed` -> `--rng-seed`)."""
+    ctx = click.get_current_context()
+    return ["--" + name.replace("_", "-") for name in names
+            if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)]
+
+
 def make_rules(kw: dict):
     """Pop the rules options out of a command's keyword arguments and build the Ruleset."""
     return build_ruleset(kw.pop("rules_name"), draw=kw.pop("draw"), passes=kw.pop("passes"),
@@ -177,15 +212,18 @@ def picture(position) -> str:
     return positions.to_text(position, symbols=terminal, colour=terminal)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(package_name="klondike-solver")
-def main():
+@click.pass_context
+def main(ctx):
     """Klondike solitaire solver and analysis tool.
 
     Deals come from seeds (RULES.md 3) or are given as 52 card codes. Rulesets: classic (draw 1,
     one pass), classic-draw3 (draw 3, three passes), harmony (draw 1, unlimited, scored), duel
     (draw 3, unlimited, scored); every parameter can be overridden.
     """
+    if ctx.invoked_subcommand is None:  # `klondike` alone: the help, not an error
+        click.echo(ctx.get_help())
 
 
 @main.command()
@@ -202,6 +240,8 @@ def deal(as_json, export_format, **kw):
 
     the_deal = make_deal(kw)
     rules = make_rules(kw)
+    if export_format != "native" and as_json:
+        raise KlondikeError(f"--json gives our own JSON form; --format {export_format} gives that tool's: choose one")
     if export_format != "native":
         from solver.formats import export_deal
 
@@ -222,11 +262,16 @@ def deal(as_json, export_format, **kw):
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @friendly_errors
 def replay_command(tokens, line_file, as_json, **kw):
-    """Replay a line (RULES.md 7 tokens) on a deal: SEED TOKEN... or SEED --line-file F.
+    """Replay a line (RULES.md 7 tokens) on a deal: SEED TOKEN..., --deal CODES TOKEN..., or either
+    with --line-file F.
 
     Prints the final position, actions, cards on the foundations, passes, time and score. Exits 0
     if the line is legal, 2 with the first illegal token and the reason otherwise.
     """
+    if kw["seed"] is not None and (kw["deal_codes"] is not None or kw["deal_file"] is not None) \
+            and not kw["seed"].strip().isdigit():
+        # with --deal or --deal-file every argument is a token (click gives the first to SEED)
+        tokens, kw["seed"] = (kw["seed"], *tokens), None
     the_deal = make_deal(kw)
     rules = make_rules(kw)
     line = load_line(tokens, line_file)
@@ -247,15 +292,23 @@ def replay_command(tokens, line_file, as_json, **kw):
 
 def format_summary(summary: dict) -> str:
     """Human-readable lines for a game summary."""
+    won = "yes" if summary["won"] else "no"
+    if summary["won"] and summary["cut_at_action"] is not None:
+        won += " (but past the 300 s limit: the score counts the game cut there, unwon)"
     lines = [f"actions: {summary['actions']}   foundation cards: {summary['foundation_cards']}/52   "
-             f"pass: {summary['passes']}   won: {'yes' if summary['won'] else 'no'}"]
+             f"pass: {summary['passes']}   won: {won}"]
     if summary["seconds"] is not None:
         lines.append(f"time: {summary['seconds']:g} s" + (f" (cut at 300 s after action {summary['cut_at_action']})"
                                                           if summary["cut_at_action"] is not None else ""))
     if summary["score"] is not None:
-        parts = ", ".join(f"{k} {v:+d}" for k, v in summary["breakdown"].items() if k != "total" and v)
-        lines.append(f"score: {summary['score']:,}" + (f"  ({parts})" if parts else ""))
+        lines.append(score_line(summary["score"], summary["breakdown"]))
     return "\n".join(lines)
+
+
+def score_line(score: int, breakdown: dict) -> str:
+    """`score: 98,900  (cards +52,000, turns +2,100, ...)`: the score and its non-zero parts."""
+    parts = ", ".join(f"{k} {v:+,d}" for k, v in breakdown.items() if k != "total" and v)
+    return f"score: {score:,}" + (f"  ({parts})" if parts else "")
 
 
 def node_progress(description: str):
@@ -309,7 +362,7 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     unknown (a budget ran out). Exit code: 0 win, 1 loss, 3 unknown, 2 bad input.
     """
     from solver.game import Position
-    from solver.line import numbered
+    from solver.line import counted, numbered
     from solver.solve import solve as run_solve
 
     the_deal, rules, result = run_search(run_solve, "solving", kw, max_nodes, time_limit, memory_mb)
@@ -319,9 +372,9 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
         click.echo(deal_heading(the_deal, rules))
         if show:
             click.echo(picture(Position.initial(the_deal)), nl=False)
-        stats = f"{result.nodes:,} nodes, {result.seconds:.3f} s"
+        stats = f"{counted(result.nodes, 'node')}, {result.seconds:.3f} s"
         if result.result == "win":
-            click.echo(f"result: win in {result.actions} actions ({stats})")
+            click.echo(f"result: win in {counted(result.actions, 'action')} ({stats})")
             click.echo("\n".join(numbered(result.game.line)))
             if show:
                 click.echo(picture(result.game.position), nl=False)
@@ -358,7 +411,7 @@ def best(max_nodes, time_limit, memory_mb, threads, show, as_json, **kw):
     line can reach. Exit code: 0 proved optimal, 3 budget ran out (best found and bound), 2 bad input.
     """
     from solver.game import Position
-    from solver.line import numbered
+    from solver.line import counted, numbered
     from solver.optimal import best as run_best
 
     the_deal, rules, result = run_search(run_best, "searching", kw, max_nodes, time_limit, memory_mb,
@@ -370,13 +423,12 @@ def best(max_nodes, time_limit, memory_mb, threads, show, as_json, **kw):
     if show:
         click.echo(picture(Position.initial(the_deal)), nl=False)
     outcome = "win" if result.won else f"no win ({result.foundation_cards} cards up)"
-    outcome += f" in {result.actions} actions"
+    outcome += f" in {counted(result.actions, 'action')}"
     if result.winnable == "loss":
         outcome += "; the deal is proved unwinnable"
-    click.echo(f"result: {outcome} ({result.nodes:,} nodes, {result.seconds:.2f} s)")
+    click.echo(f"result: {outcome} ({counted(result.nodes, 'node')}, {result.seconds:.2f} s)")
     if result.score is not None:
-        parts = ", ".join(f"{k} {v:+,d}" for k, v in result.breakdown.items() if k != "total" and v)
-        click.echo(f"score: {result.score:,}" + (f"  ({parts})" if parts else ""))
+        click.echo(score_line(result.score, result.breakdown))
     if result.optimal:
         click.echo("optimal: proved")
     elif result.score is not None:
@@ -476,6 +528,15 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
         the_deal = make_deal(kw)
         tokens = load_line((played,) if played is not None else (), played_file)
         where = deal_origin(the_deal)
+    # The sampling options act only where cards are unknown, and two of them only without points:
+    # given elsewhere they would be ignored, which a user should hear of.
+    sampled = position_file is not None and hint_lib.unknown_count(position) > 0
+    unused = given_options("samples", "rng_seed", "max_samples", "commitments") if not sampled else \
+        given_options("max_samples", "commitments") if rules.scoring is not None else []
+    if unused:
+        why = ("every card is known here (they act on a --position with ?? cards)" if not sampled else
+               f"{rules.name} scores points (they act where a hint ranks by wins)")
+        raise KlondikeError(f"{' and '.join(unused)} would change nothing: {why}")
     update, bar = count_progress("hint")
     try:
         if position_file is not None:
@@ -613,7 +674,8 @@ def batch_command(seeds, source, jobs, out, resume, force, time_limit, max_nodes
     to stderr.
 
     Exit code: 0 every seed has its row (error rows included), 2 bad input or a file that needs
-    --resume/--force, 130 interrupted (the rows so far are kept).
+    --resume/--force, 130 interrupted (the rows so far are kept), 141 the reader of standard output went
+    away (the batch stops).
     """
     from solver import batch as batch_lib
 

@@ -24,6 +24,7 @@ import importlib
 import inspect
 import io
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -41,6 +42,7 @@ from typing import Callable, Iterable, Iterator
 
 from .errors import KlondikeError
 from .options import DEAL_SOURCES, parse_seed
+from .positions import is_whole_number
 from .runner import keep_freed_memory
 from .rules import Ruleset
 
@@ -387,38 +389,76 @@ def read_rows(path: str, fmt: str | None = None, repair: bool = False) -> tuple[
         raise KlondikeError(f"{path!r} is not a batch file (not UTF-8 text)") from None
     lines = text.splitlines()
     rows: list[dict] = []
+    first_line: dict[tuple, int] = {}  # (seed, source, rules) -> the line of its row
+
+    def add(row: dict, number: int) -> None:
+        row = _checked(row, path, number)
+        key = (row["seed"], row.get("source"), row.get("rules"))
+        if key in first_line:
+            raise KlondikeError(f"{path!r} line {number}: seed {row['seed']} has a row already (line "
+                                f"{first_line[key]}); a batch file holds one row a deal")
+        first_line[key] = number
+        rows.append(row)
+
     header = None
     if fmt == "csv":
         if lines:
-            header = next(csv.reader([lines[0]]))
+            try:
+                header = next(csv.reader([lines[0]]))
+            except csv.Error:  # a field too long for csv
+                header = []
             if "seed" not in header or "result" not in header:
                 raise KlondikeError(f"{path!r} line 1: not a batch CSV header (no seed/result column)")
         for number, line in enumerate(lines[1:], 2):
             if not line.strip():
                 continue
-            values = next(csv.reader([line]))
+            try:
+                values = next(csv.reader([line]))
+            except csv.Error as err:  # a field too long for csv
+                raise KlondikeError(f"{path!r} line {number}: not a batch row ({err})") from None
             if len(values) != len(header):
                 raise KlondikeError(f"{path!r} line {number}: {len(values)} fields, the header has {len(header)}")
-            rows.append(_checked(_from_csv(values, header), path, number))
+            try:
+                row = _from_csv(values, header)
+            except ValueError as err:  # a number field that holds no number
+                raise KlondikeError(f"{path!r} line {number}: not a batch row ({err})") from None
+            add(row, number)
     else:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deeply
                 raise KlondikeError(f"{path!r} line {number}: not a JSON row") from None
             if not isinstance(row, dict):
                 raise KlondikeError(f"{path!r} line {number}: not a JSON object")
-            rows.append(_checked(row, path, number))
+            add(row, number)
     return rows, header
 
 
 def _checked(row: dict, path: str, number: int) -> dict:
-    if not isinstance(row.get("seed"), int) or row.get("result") not in RESULTS:
-        raise KlondikeError(f"{path!r} line {number}: not a batch row (needs an integer seed and a result "
+    """The row, if its fields hold what a batch writes; else KlondikeError naming the line."""
+    if not is_whole_number(row.get("seed")) or row["seed"] < 0 or row.get("result") not in RESULTS:
+        raise KlondikeError(f"{path!r} line {number}: not a batch row (needs a whole seed >= 0 and a result "
                             f"among {', '.join(RESULTS)})")
+    for key in ("actions", "nodes", "seconds", "score", "bound"):
+        value = row.get(key)
+        if key in ("actions", "nodes"):
+            fits, kind = value is None or (is_whole_number(value) and value >= 0), "a whole number >= 0"
+        elif key == "seconds":
+            fits, kind = value is None or (_finite_number(value) and value >= 0), "a number >= 0"
+        else:
+            fits, kind = value is None or _finite_number(value), "a number"
+        if not fits:
+            raise KlondikeError(f"{path!r} line {number}: not a batch row ({key} must be {kind} or empty, "
+                                f"got {value!r})")
     return row
+
+
+def _finite_number(value) -> bool:
+    """A finite int or float that is not a bool."""
+    return is_whole_number(value) or (isinstance(value, float) and math.isfinite(value))
 
 
 class FileOutput:
@@ -510,11 +550,9 @@ class StdoutOutput:
         self.done: dict[int, dict] = {}
 
     def write(self, row: dict) -> None:
-        try:
-            sys.stdout.write(format_row(row, "jsonl") + "\n")
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise KlondikeError("standard output was closed: batch stopped") from None
+        """Write one row (a closed pipe raises BrokenPipeError: the batch stops, as the reader went away)."""
+        sys.stdout.write(format_row(row, "jsonl") + "\n")
+        sys.stdout.flush()
 
     def close(self) -> None:
         pass
@@ -896,16 +934,17 @@ def run_batch(seeds: SeedList, config: BatchConfig, out: str | None = None, resu
 
 
 def _check_source(seeds: SeedList, config: BatchConfig) -> None:
-    """Fail early, with one line, if the deal source cannot deal at all (e.g. a missing package)."""
+    """Fail early, with one line, if the deal source cannot deal at all (e.g. a missing package) or
+    not every seed asked for (out of its range)."""
     from .deal import Deal
 
-    first = next(iter(seeds))
-    try:
-        Deal.from_seed(first, config.source)
-    except KlondikeError as err:
-        raise KlondikeError(f"seed {first} ({config.source}): {err}") from None
-    except ImportError as err:
-        raise KlondikeError(f"the {config.source} deal source is not available: {err}") from None
+    for seed in (seeds.ranges[0][0], seeds.ranges[-1][1]):  # the lowest and highest: all between deal too
+        try:
+            Deal.from_seed(seed, config.source)
+        except KlondikeError as err:
+            raise KlondikeError(f"seed {seed} ({config.source}): {err}") from None
+        except ImportError as err:
+            raise KlondikeError(f"the {config.source} deal source is not available: {err}") from None
 
 
 def format_summary(summary: dict) -> str:

@@ -148,7 +148,7 @@ def _load_json(text: str):
     """Parse JSON, turning a syntax error into a one-line DealError."""
     try:
         return json.loads(text)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:  # RecursionError: nested too deeply
         raise DealError(f"the deal looks like JSON but is not valid JSON: {err}") from None
 
 

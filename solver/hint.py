@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from . import commitments as commitments_module
 from . import line as line_module
 from .deal import Deal
-from .errors import KlondikeError
+from .errors import KlondikeError, PositionError
 from .game import Game, Position, replay
+from .line import counted
 from .notation import Action, parse_token
 from .optimal import best, line_value
 from .positions import UNKNOWN, check_position
@@ -180,14 +181,15 @@ class Outcome:
         if stop:
             return f"no win: best is to stop now at {self.score:,}" if first else f"stop now at {self.score:,}"
         no_win = "no win (proved)" if self.winnable == "loss" else "no win found"
+        actions = counted(self.actions, "action")
         if self.score is not None:
-            text = f"best score {self.score:,}: " + (f"wins in {self.actions} actions" if self.won else
-                                                      f"{no_win}, stop after {self.actions} actions "
+            text = f"best score {self.score:,}: " + (f"wins in {actions}" if self.won else
+                                                      f"{no_win}, stop after {actions} "
                                                       f"({self.foundation_cards} cards up)")
         elif self.won:
-            text = f"wins in {self.actions} actions"
+            text = f"wins in {actions}"
         else:
-            text = f"{no_win}: at best {self.foundation_cards} cards on the foundations, after {self.actions} actions"
+            text = f"{no_win}: at best {self.foundation_cards} cards on the foundations, after {actions}"
         return text + {True: " (proved best)", False: " (not proved: the budget ran out)", None: ""}[self.optimal]
 
     def to_json(self) -> dict:
@@ -661,6 +663,9 @@ def hint_position(position: Position, rules: Ruleset, samples: int = DEFAULT_SAM
     the foundations count as placed).
     """
     check_position(position, allow_unknown=True)
+    if rules.passes is not None and position.pass_number > rules.passes:
+        raise PositionError(f"pass {position.pass_number} cannot occur under {rules.name}, which allows "
+                            f"{rules.passes} pass{'es' if rules.passes > 1 else ''}")
     game = Game(label_deal(), rules, position)
     return _judge(game, samples, rng_seed, top, Budget(time_limit, max_nodes, memory_mb), progress, commitments,
                   max_samples)
@@ -729,7 +734,7 @@ def load_position(path: str) -> Position:
 def format_hint(result: Hint) -> str:
     """The hint for people: what it was judged on, the best action, its line, the ranking."""
     lines = []
-    state = f"after {result.actions_played} actions: {sum(result.position.foundations)}/52 cards on the foundations"
+    state = f"after {counted(result.actions_played, 'action')}: {sum(result.position.foundations)}/52 cards on the foundations"
     if result.score is not None:
         state += f", score {result.score:,}"
     lines.append(state)

@@ -81,6 +81,11 @@ def tokens(game: Game, since: int = 0) -> list[str]:
     return [action.token for action in game.line[since:]]
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 action`, `2 actions`, `12,345 nodes`: a count and its noun, plural unless one."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 def numbered(actions) -> list[str]:
     """A line for people: one numbered row per action, its auto-play moves on the same row."""
     rows: list[str] = []

@@ -92,7 +92,7 @@ def parse_line(text: str) -> list[str]:
 
         try:
             tokens = json.loads(stripped)
-        except json.JSONDecodeError as err:
+        except (json.JSONDecodeError, RecursionError) as err:  # RecursionError: nested too deeply
             raise TokenError(f"bad line: not a JSON list of tokens ({err})") from None
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
             raise TokenError("bad line: a JSON line is a list of token strings")

@@ -8,23 +8,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from .deal import MAX_SEED, Deal
+from .sources import PYSOL_MAX_GAME
 from .errors import DealError, KlondikeError, RulesError
 from .notation import parse_line
 from .rules import UNSET, Ruleset, get_ruleset, parse_passes, parse_scoring
 
 DEAL_SOURCES = ("native", "pysol", "ksolve")
+# The largest seed any source deals (PySol FC's game numbers go past 2^64); each source checks its own range.
+LARGEST_SEED = max(MAX_SEED - 1, PYSOL_MAX_GAME)
 
 
 def parse_seed(text: str) -> int:
-    """A seed given on the command line: a whole number 0 <= seed < 2^64."""
+    """A seed given on the command line: a whole number from 0 to LARGEST_SEED (the deal source
+    checks its own range: native seeds are below 2^64)."""
     raw = str(text).strip().replace("_", "")
     try:
         # decimal first (so `007` is 7), then 0x / 0o / 0b prefixes
         seed = int(raw, 10) if raw.lstrip("+-").isdigit() else int(raw, 0)
     except ValueError:
-        raise DealError(f"bad seed {text!r}: a seed is a whole number 0 <= seed < 2^64") from None
-    if not 0 <= seed < MAX_SEED:
-        raise DealError(f"seed {seed} out of range: a seed is a whole number 0 <= seed < 2^64")
+        raise DealError(f"bad seed {text!r}: a seed is a whole number >= 0") from None
+    if not 0 <= seed <= LARGEST_SEED:
+        raise DealError(f"seed {seed} out of range: a native seed is below 2^64, a PySol FC game number at most 10^20")
     return seed
 
 

@@ -124,30 +124,51 @@ def to_json(position: Position) -> dict:
 
 
 def from_json(data, allow_unknown: bool = False) -> Position:
-    """Parse the JSON form (a dict or a JSON string) into a checked Position."""
-    try:
-        if isinstance(data, str):
+    """Parse the JSON form (a dict or a JSON string) into a checked Position; each malformed field
+    is named in the PositionError."""
+    if isinstance(data, str):
+        try:
             data = json.loads(data)
-        foundations = [int(data["foundations"][s]) for s in SUITS]
-        tableau = data["tableau"]
-        if len(tableau) != PILES:
-            raise PositionError(f"a position has {PILES} piles, got {len(tableau)}")
-        piles, face_down = [], []
-        for pile in tableau:
-            down = [_parse_card_or_unknown(c, allow_unknown) for c in pile["face_down"]]
-            up = [_parse_card_or_unknown(c, allow_unknown) for c in pile["face_up"]]
-            piles.append(down + up)
-            face_down.append(len(down))
-        position = Position(piles, face_down,
-                            [_parse_card_or_unknown(c, allow_unknown) for c in data["stock"]],
-                            [_parse_card_or_unknown(c, allow_unknown) for c in data["waste"]],
-                            foundations, int(data.get("pass", 1)))
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        if isinstance(err, PositionError):
-            raise
-        raise PositionError(f"bad position JSON: {err}") from None
+        except (ValueError, RecursionError) as err:  # RecursionError: nested too deeply
+            raise PositionError(f"bad position JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise PositionError("a JSON position is an object with the fields foundations, stock, waste, pass and "
+                            "tableau (as `klondike replay --json` prints under \"position\")")
+    missing = [name for name in ("foundations", "stock", "waste", "tableau") if name not in data]
+    if missing:
+        raise PositionError(f"the JSON position lacks the field(s): {', '.join(missing)}")
+    counts = data["foundations"]
+    if not isinstance(counts, dict) or not all(is_whole_number(counts.get(s)) and 0 <= counts[s] <= 13 for s in SUITS):
+        raise PositionError('"foundations" must be {"c": N, "d": N, "h": N, "s": N} with N 0..13')
+
+    def card_list(value, name: str) -> list[int]:
+        if not isinstance(value, list) or not all(isinstance(code, str) for code in value):
+            raise PositionError(f"{name} must be a list of card codes")
+        return [_parse_card_or_unknown(code, allow_unknown) for code in value]
+
+    tableau = data["tableau"]
+    if not isinstance(tableau, list) or len(tableau) != PILES:
+        raise PositionError(f'"tableau" must be a list of {PILES} piles')
+    piles, face_down = [], []
+    for number, pile in enumerate(tableau, 1):
+        if not isinstance(pile, dict) or "face_down" not in pile or "face_up" not in pile:
+            raise PositionError(f'pile {number} must be {{"face_down": [...], "face_up": [...]}}')
+        down = card_list(pile["face_down"], f'pile {number}\'s "face_down"')
+        up = card_list(pile["face_up"], f'pile {number}\'s "face_up"')
+        piles.append(down + up)
+        face_down.append(len(down))
+    pass_number = data.get("pass", 1)
+    if not is_whole_number(pass_number) or pass_number < 1:
+        raise PositionError(f'"pass" must be a whole number >= 1, got {pass_number!r}')
+    position = Position(piles, face_down, card_list(data["stock"], '"stock"'), card_list(data["waste"], '"waste"'),
+                        [counts[s] for s in SUITS], pass_number)
     check_position(position, allow_unknown)
     return position
+
+
+def is_whole_number(value) -> bool:
+    """True for a JSON whole number: an int, not a bool (JSON's true is one to Python)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def check_position(position: Position, allow_unknown: bool = False) -> None:

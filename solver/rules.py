@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import asdict, dataclass, replace
 
@@ -10,6 +9,9 @@ from .errors import RulesError
 
 SCORINGS = ("harmony", "duel")
 TIME_LIMIT_SECONDS = 300
+# The solver core keeps the pass number in a signed byte (`state.PASS`); a limit of more passes
+# would need a wider field, and plays no differently from unlimited in any line worth finding.
+MAX_PASSES = 127
 
 
 @dataclass(frozen=True)
@@ -32,14 +34,16 @@ class Ruleset:
     def __post_init__(self):
         if self.draw not in (1, 3):
             raise RulesError(f"draw must be 1 or 3, got {self.draw}")
-        if self.passes is not None and (not isinstance(self.passes, int) or self.passes < 1):
-            raise RulesError(f"passes must be a whole number >= 1 or unlimited, got {self.passes}")
+        if self.passes is not None and (not isinstance(self.passes, int) or not 1 <= self.passes <= MAX_PASSES):
+            raise RulesError(f"passes must be a whole number from 1 to {MAX_PASSES}, or unlimited, got {self.passes}")
         if self.scoring is not None and self.scoring not in SCORINGS:
             raise RulesError(f"unknown scoring {self.scoring!r} (choose harmony, duel or none)")
         if self.seconds_per_action is not None and not (
                 isinstance(self.seconds_per_action, numbers.Real) and not isinstance(self.seconds_per_action, bool)
-                and 0 < self.seconds_per_action < math.inf):
-            raise RulesError(f"seconds per action must be a finite number > 0, got {self.seconds_per_action!r}")
+                and 0 < self.seconds_per_action <= TIME_LIMIT_SECONDS):
+            # past the 300 s limit no action would count at all
+            raise RulesError(f"seconds per action must be a number > 0 and at most {TIME_LIMIT_SECONDS}, "
+                             f"got {self.seconds_per_action!r}")
 
     @property
     def clock_on(self) -> bool:
@@ -118,9 +122,9 @@ def parse_passes(text: str) -> int | None:
     try:
         value = int(text)
     except ValueError:
-        raise RulesError(f"passes must be a whole number >= 1 or 'unlimited', got {text!r}") from None
-    if value < 1:
-        raise RulesError(f"passes must be >= 1, got {value}")
+        raise RulesError(f"passes must be a whole number from 1 to {MAX_PASSES}, or 'unlimited', got {text!r}") from None
+    if not 1 <= value <= MAX_PASSES:
+        raise RulesError(f"passes must be from 1 to {MAX_PASSES} (or unlimited), got {value}")
     return value
 
 

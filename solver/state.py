@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jitcache import kernel
+from .rules import MAX_PASSES
 
 PILES = 7
 PILE_SLOTS = 20  # 6 face-down cards + a full K..A run is 19
@@ -36,7 +37,7 @@ TALON_LEN = TALON + TALON_SLOTS
 WASTE_COUNT = TALON_LEN + 1
 PASS = WASTE_COUNT + 1
 STATE_SIZE = 192
-MAX_PASS_HASHED = 127
+MAX_PASS_HASHED = MAX_PASSES  # the pass number is kept up to this (unlimited passes: capped there)
 
 # Card tables: suit, value, colour of each card index 0..51 (RULES.md section 1).
 CARD_SUIT = np.array([c // 13 for c in range(52)], dtype=np.int8)

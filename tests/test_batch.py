@@ -87,7 +87,7 @@ def test_seed_file(tmp_path, monkeypatch):
     ("1-", "expected A-B"),
     ("-5", "expected A-B"),
     ("1-2-3", "bad seed '2-3'"),
-    (str(2**64), "out of range"),
+    (str(10**20 + 1), "out of range"),
     ("@", "give a file name after @"),
     ("@no-such-file.txt", "cannot read seed file 'no-such-file.txt'"),
 ])
@@ -95,6 +95,21 @@ def test_bad_seeds(text, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(KlondikeError, match=message):
         parse_seeds(text)
+
+
+def test_seeds_past_the_source_range_are_refused_before_any_deal():
+    # the lowest seed deals, the highest does not: refused up front, not an error row at the end
+    with pytest.raises(KlondikeError, match=f"seed {2**64} \\(native\\)"):
+        run_batch(parse_seeds(f"{2**64 - 2}-{2**64}"), CONFIG)
+
+
+def test_resume_refuses_a_file_with_two_rows_for_a_deal(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    row = {"seed": 1, "source": "native", "rules": "classic", "result": "win", "actions": 90, "nodes": 5,
+           "seconds": 0.1, "reason": None}
+    path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "result": "loss"}) + "\n", encoding="utf-8")
+    with pytest.raises(KlondikeError, match="line 2: seed 1 has a row already"):
+        read_rows(str(path))
 
 
 def test_bad_seed_files(tmp_path, monkeypatch):

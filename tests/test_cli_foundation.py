@@ -126,13 +126,22 @@ def test_replay_line_file_illegal(tmp_path):
     (["replay", "0", "D", "--passes", "0"], ["passes"]),
     (["replay", "0", "D", "--seconds-per-action", "0"], ["seconds"]),
     (["replay", "0", "D", "--seconds-per-action", "inf"], ["seconds"]),
+    (["replay", "0", "D", "--rules", "harmony", "--seconds-per-action", "1e308"], ["seconds", "300"]),
+    (["replay", "0", "D", "--passes", "128"], ["passes", "127"]),
+    (["solve", "0", "--passes", "2147483648"], ["passes", "127"]),
+    (["replay", "0", "--line-file", "DEEPJSON"], ["JSON"]),
+    (["deal", "--deal-file", "DEEPJSON"], ["JSON"]),
+    (["deal", "0", "--format", "pysol", "--json"], ["choose one"]),
 ])
 def test_bad_input_one_line_no_traceback(tmp_path, args, words):
     line_file = tmp_path / "line.txt"
     line_file.write_text("D", encoding="utf-8")
     bad_json = tmp_path / "bad.json"
     bad_json.write_text('["D", 3', encoding="utf-8")
-    args = [str(line_file) if a == "LINEFILE" else str(bad_json) if a == "BADJSON" else a for a in args]
+    deep_json = tmp_path / "deep.json"
+    deep_json.write_text("[" * 5000 + "]" * 5000, encoding="utf-8")  # deeper than Python's recursion limit
+    files = {"LINEFILE": line_file, "BADJSON": bad_json, "DEEPJSON": deep_json}
+    args = [str(files.get(a, a)) for a in args]
     result = run(*args)
     assert result.exit_code == 2
     line = one_error_line(result)
@@ -161,7 +170,66 @@ def test_usage_errors_are_one_line_through_the_console_entry(args):
     assert len(lines) == 1 and lines[0].startswith("klondike: error: "), done.stderr
 
 
+def test_huge_input_is_cut_in_the_error_line():
+    result = run("deal", "--deal", "A" * 100_000)
+    assert result.exit_code == 2
+    line = one_error_line(result)
+    assert len(line) < 1_000 and "(100,000 characters)" in line and "unknown card" in line
+
+
+def test_replay_takes_tokens_after_an_explicit_deal(tmp_path):
+    codes = " ".join(DEAL0.codes)
+    result = run("replay", "--deal", codes, *LEGAL, "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["line"] == LEGAL and data["actions"] == 3
+    deal_file = tmp_path / "deal.txt"
+    deal_file.write_text(codes, encoding="utf-8")
+    assert json.loads(run("replay", "--deal-file", str(deal_file), *LEGAL, "--json").stdout) == data
+    # a seed as well is still one deal too many
+    assert "exactly one" in one_error_line(run("replay", "0", "--deal", codes, "D"))
+
+
+def test_klondike_alone_prints_the_help():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "cli"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "Commands:" in done.stdout and "replay" in done.stdout
+
+
+def test_a_closed_output_pipe_has_an_exit_code_of_its_own():
+    # `klondike solve 3 | head -1` under pipefail: not 1, which says "unwinnable" for solve
+    import os
+    import subprocess
+    import sys
+
+    from cli import EXIT_OUTPUT_CLOSED
+
+    reader, writer = os.pipe()
+    os.close(reader)  # nobody reads: the first write fails with a broken pipe
+    try:
+        done = subprocess.run([sys.executable, "-m", "cli", "deal", "0"], stdout=writer, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(writer)
+    assert done.returncode == EXIT_OUTPUT_CLOSED == 141
+    assert "Traceback" not in done.stderr
+
+
 def test_seed_with_leading_zeros():
     result = run("deal", "007", "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["seed"] == 7
+
+
+def test_a_win_past_the_time_limit_says_the_score_counts_it_cut():
+    from cli import format_summary
+
+    summary = {"actions": 97, "foundation_cards": 52, "passes": 3, "won": True, "seconds": 970,
+               "cut_at_action": 30, "score": 7_900, "breakdown": {"cards": 7_000, "turns": 900, "total": 7_900}}
+    text = format_summary(summary)
+    assert "won: yes (but past the 300 s limit" in text and "cut at 300 s after action 30" in text
+    assert "score: 7,900  (cards +7,000, turns +900)" in text
+    assert "won: yes\n" in format_summary({**summary, "cut_at_action": None})

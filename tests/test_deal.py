@@ -162,10 +162,19 @@ def test_parse_seed(text, seed):
     assert parse_seed(text) == seed
 
 
-@pytest.mark.parametrize("text", ["-1", str(2**64), "abc", "1.5", "", "2**64", "0x"])
+@pytest.mark.parametrize("text", ["-1", str(10**20 + 1), "abc", "1.5", "", "2**64", "0x"])
 def test_parse_seed_rejects(text):
     with pytest.raises(DealError):
         parse_seed(text)
+
+
+def test_each_source_checks_its_own_seed_range():
+    # PySol FC game numbers go past 2^64, native seeds stop below it, Klondike-Solver's at 2^31 - 1
+    assert parse_seed(str(10**20)) == 10**20
+    with pytest.raises(DealError, match="2\\^64"):
+        load_deal(str(2**64))
+    with pytest.raises(DealError, match="2147483647"):
+        load_deal(str(2**31), source="ksolve")
 
 
 def test_load_deal_needs_exactly_one_source(tmp_path):

@@ -279,6 +279,52 @@ def test_cli_rejects_impossible_positions(change, message, tmp_path):
     assert message in one_error_line(run("hint", "--position", path, "--samples", 1, "--max-nodes", 1000))
 
 
+@pytest.mark.parametrize("change, message", [
+    (lambda data: data.pop("tableau"), "lacks the field(s): tableau"),
+    (lambda data: data.update(foundations={"c": 0}), '"foundations" must be'),
+    (lambda data: data.update(foundations={"c": True, "d": 0, "h": 0, "s": 0}), '"foundations" must be'),
+    (lambda data: data.update(tableau=[1, 2, 3, 4, 5, 6, 7]), 'pile 1 must be {"face_down"'),
+    (lambda data: data.update(stock="Ah"), '"stock" must be a list of card codes'),
+    (lambda data: data["tableau"][2].update(face_up=[3]), "pile 3's \"face_up\" must be a list of card codes"),
+    (lambda data: data.update({"pass": 1.5}), '"pass" must be a whole number'),
+    (lambda data: data.update({"pass": True}), '"pass" must be a whole number'),
+    (lambda data: data.update({"pass": 2}), "pass 2 cannot occur under classic"),  # classic has one pass
+])
+def test_json_positions_name_what_is_wrong(change, message, tmp_path):
+    from solver.positions import to_json
+
+    data = to_json(Position.initial(DEAL))
+    change(data)
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert message in one_error_line(run("hint", "--position", path, "--max-nodes", 1000))
+
+
+def test_a_pass_number_within_the_rules_is_accepted(tmp_path):
+    from solver.positions import to_json
+
+    data = to_json(Position.initial(DEAL))
+    data["pass"] = 3
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = run("hint", "--position", path, "--rules", "classic-draw3", "--max-nodes", 1000, "--json")
+    assert result.exit_code in (0, 1), result.stderr  # a hint, or none in a lost game
+    assert json.loads(result.stdout)["position"]["pass"] == 3
+
+
+@pytest.mark.parametrize("args, message", [
+    ([SEED, "--samples", "5"], "--samples would change nothing: every card is known"),
+    ([SEED, "--rng-seed", "3", "--commitments"], "--rng-seed and --commitments would change nothing"),
+    (["--position", "HIDDEN", "--rules", "harmony", "--max-samples", "9"], "harmony scores points"),
+])
+def test_sampling_options_where_nothing_is_sampled_are_refused(args, message, tmp_path):
+    path = tmp_path / "position.txt"
+    path.write_text(to_text(hint_lib.visible_position(Position.initial(DEAL))), encoding="utf-8")
+    result = run("hint", *[str(path) if a == "HIDDEN" else a for a in args], "--max-nodes", 1000)
+    assert result.exit_code == 2
+    assert message in one_error_line(result)
+
+
 # ----- the commands -------------------------------------------------------------------------------------
 
 def test_cli_hint_text_and_json(easy, tmp_path):

@@ -4,7 +4,7 @@ import pytest
 
 from solver.errors import RulesError
 from solver.options import build_ruleset
-from solver.rules import PRESETS, Ruleset, get_ruleset, parse_passes, parse_scoring
+from solver.rules import MAX_PASSES, PRESETS, Ruleset, get_ruleset, parse_passes, parse_scoring
 
 # name: (draw, passes, foundation -> tableau, auto-play, scoring) straight from the RULES.md 5 table
 TABLE = {
@@ -67,6 +67,7 @@ def test_build_ruleset_overrides():
     {"draw": 2}, {"draw": 0}, {"passes": 0}, {"passes": -1}, {"passes": 1.5}, {"scoring": "bogus"},
     {"scoring": "Harmony"}, {"seconds_per_action": 0}, {"seconds_per_action": -1},
     {"seconds_per_action": float("nan")}, {"seconds_per_action": float("inf")},
+    {"passes": 128}, {"passes": 2**31}, {"seconds_per_action": 300.5}, {"seconds_per_action": 1e308},
 ])
 def test_invalid_parameters(kwargs):
     with pytest.raises(RulesError):
@@ -77,7 +78,8 @@ def test_invalid_parameters(kwargs):
 
 @pytest.mark.parametrize("kwargs", [
     {"draw": "2"}, {"passes": "0"}, {"passes": "many"}, {"scoring": "golf"}, {"seconds_per_action": -2},
-    {"seconds_per_action": 0}, {"seconds_per_action": 1, "no_clock": True},
+    {"seconds_per_action": 0}, {"seconds_per_action": 1, "no_clock": True}, {"passes": "128"},
+    {"seconds_per_action": 1e308},
 ])
 def test_build_ruleset_rejects(kwargs):
     with pytest.raises(RulesError):
@@ -86,7 +88,8 @@ def test_build_ruleset_rejects(kwargs):
 
 def test_parse_passes_and_scoring():
     assert parse_passes("3") == 3 and parse_passes("unlimited") is None and parse_passes("UNLIMITED") is None
-    for bad in ("0", "-2", "x", "2.5"):
+    assert parse_passes(str(MAX_PASSES)) == MAX_PASSES
+    for bad in ("0", "-2", "x", "2.5", str(MAX_PASSES + 1), "2147483648"):
         with pytest.raises(RulesError):
             parse_passes(bad)
     assert parse_scoring("none") is None and parse_scoring("Duel") == "duel"

@@ -184,6 +184,18 @@ def test_a_partial_last_line_is_ignored(tmp_path):
     ('{"seed": 1, "result": "win"}\n{oops\n', "line 2: not a JSON row"),
     ("", "has no rows"),
     (HEADER + "\n", "has no rows"),
+    (HEADER + "\n1,native,classic,win,1,2,abc,,,\n", "line 2: not a batch row (could not convert"),
+    (HEADER + "\nx,native,classic,win,1,2,0.1,,,\n", "line 2: not a batch row"),
+    (HEADER + "\n1,native,classic,win,1,2," + "9" * 200_000 + ",,,\n", "line 2: not a batch row"),
+    ('{"seed": 1, "result": "win", "seconds": NaN}\n', "seconds must be a number >= 0"),
+    ('{"seed": 1, "result": "win", "nodes": 1e400}\n', "nodes must be a whole number >= 0"),
+    ('{"seed": 1, "result": "win", "seconds": -1.5}\n', "seconds must be a number >= 0"),
+    ('{"seed": 1, "result": "win", "seconds": "NaN"}\n', "seconds must be a number >= 0"),
+    ('{"seed": true, "result": "win"}\n', "line 1: not a batch row"),
+    ('{"seed": 1, "result": "win", "score": Infinity}\n', "score must be a number"),
+    ('{"seed": 1, "result": "win"}\n{"seed": 2, "result": "win"}\n{"seed": 1, "result": "loss"}\n',
+     "line 3: seed 1 has a row already (line 1)"),
+    ("[" * 5000 + "\n", "line 1: not a JSON row"),
 ])
 def test_bad_files_are_one_clear_line(tmp_path, content, message):
     path = tmp_path / ("bad.csv" if content.startswith("seed,") else "bad.jsonl")
