@@ -78,15 +78,20 @@ _LONG_WORD = re.compile(r"\S{%d,}" % (WORD_SHOWN + 1))
 _AROUND = re.compile(r"(['\"(]?)(.+?)(['\")]?)([,:;]*)")
 
 
-def shorten_message(message: str) -> str:
-    """`message` with over-long words cut to their start and length, and at most MESSAGE_SHOWN
-    characters (its start and end kept)."""
+def cut_long_words(text: str) -> str:
+    """`text` with every word longer than WORD_SHOWN cut to its start and its length."""
     def cut(match) -> str:
         # the quotes and punctuation around the user's text stay, and only that text is counted
         lead, inner, close, punctuation = _AROUND.fullmatch(match.group(0)).groups()
         return f"{lead}{inner[:WORD_SHOWN - 20]}...{close} ({len(inner):,} characters){punctuation}"
 
-    message = _LONG_WORD.sub(cut, message)
+    return _LONG_WORD.sub(cut, text)
+
+
+def shorten_message(message: str) -> str:
+    """An error message with its over-long words cut (`cut_long_words`), and at most MESSAGE_SHOWN
+    characters (its start and end kept)."""
+    message = cut_long_words(message)
     if len(message) > MESSAGE_SHOWN:
         message = f"{message[:MESSAGE_SHOWN // 2]} ... {message[-MESSAGE_SHOWN * 2 // 5:]}"
     return message
@@ -185,12 +190,14 @@ def search_options(memory_mb: int, memory_help: str):
     return decorate
 
 
-def given_options(*names: str) -> list[str]:
-    """The options among the parameters `names` that the user gave (not left at their defaults),
-    as flags (`rng_seed` -> `--rng-seed`)."""
+def refuse_unused(names, why: str) -> None:
+    """KlondikeError if the user gave any of the options named by their parameters (`rng_seed` is
+    `--rng-seed`): they would change nothing, `why`, and a user should hear of it."""
     ctx = click.get_current_context()
-    return ["--" + name.replace("_", "-") for name in names
-            if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)]
+    given = ["--" + name.replace("_", "-") for name in names
+             if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)]
+    if given:
+        raise KlondikeError(f"{' and '.join(given)} would change nothing: {why}")
 
 
 def make_rules(kw: dict):
@@ -334,9 +341,12 @@ def deal_heading(the_deal, rules) -> str:
     return f"{deal_origin(the_deal)}, {rules.describe()}"
 
 
-def run_search(search, label: str, kw: dict, max_nodes, time_limit, memory_mb, **extra):
+def run_search(search, label: str, kw: dict, max_nodes, time_limit, memory_mb, show: bool, as_json: bool,
+               **extra):
     """Load the deal and rules from the options and run a search with a node counter on stderr;
     `extra` goes to the search as it is."""
+    if show and as_json:
+        raise KlondikeError("--show draws the board for people and --json gives no board: choose one")
     the_deal = make_deal(kw)
     rules = make_rules(kw)
     update, bar = node_progress(label)
@@ -365,7 +375,7 @@ def solve(max_nodes, time_limit, memory_mb, show, as_json, **kw):
     from solver.line import counted, numbered
     from solver.solve import solve as run_solve
 
-    the_deal, rules, result = run_search(run_solve, "solving", kw, max_nodes, time_limit, memory_mb)
+    the_deal, rules, result = run_search(run_solve, "solving", kw, max_nodes, time_limit, memory_mb, show, as_json)
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
@@ -414,7 +424,7 @@ def best(max_nodes, time_limit, memory_mb, threads, show, as_json, **kw):
     from solver.line import counted, numbered
     from solver.optimal import best as run_best
 
-    the_deal, rules, result = run_search(run_best, "searching", kw, max_nodes, time_limit, memory_mb,
+    the_deal, rules, result = run_search(run_best, "searching", kw, max_nodes, time_limit, memory_mb, show, as_json,
                                          threads=threads or default_threads())
     if as_json:
         click.echo(json.dumps(result.to_json()))
@@ -422,7 +432,7 @@ def best(max_nodes, time_limit, memory_mb, threads, show, as_json, **kw):
     click.echo(deal_heading(the_deal, rules))
     if show:
         click.echo(picture(Position.initial(the_deal)), nl=False)
-    outcome = "win" if result.won else f"no win ({result.foundation_cards} cards up)"
+    outcome = "win" if result.won else f"no win ({counted(result.foundation_cards, 'card')} up)"
     outcome += f" in {counted(result.actions, 'action')}"
     if result.winnable == "loss":
         outcome += "; the deal is proved unwinnable"
@@ -518,6 +528,8 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
             raise KlondikeError("give either a deal (SEED, --deal, --deal-file) or --position, not both")
         if played is not None or played_file is not None:
             raise KlondikeError("--played and --played-file go with a deal, not with --position")
+        if kw["source"] != "native":
+            raise KlondikeError(f"--source {kw['source']} says where a SEED's deal comes from, not a --position")
         position = hint_lib.load_position(position_file)
         where = f"position {position_file}"
     else:
@@ -530,13 +542,11 @@ def hint_command(position_file, played, played_file, top, samples, rng_seed, max
         where = deal_origin(the_deal)
     # The sampling options act only where cards are unknown, and two of them only without points:
     # given elsewhere they would be ignored, which a user should hear of.
-    sampled = position_file is not None and hint_lib.unknown_count(position) > 0
-    unused = given_options("samples", "rng_seed", "max_samples", "commitments") if not sampled else \
-        given_options("max_samples", "commitments") if rules.scoring is not None else []
-    if unused:
-        why = ("every card is known here (they act on a --position with ?? cards)" if not sampled else
-               f"{rules.name} scores points (they act where a hint ranks by wins)")
-        raise KlondikeError(f"{' and '.join(unused)} would change nothing: {why}")
+    if position_file is None or hint_lib.unknown_count(position) == 0:
+        refuse_unused(("samples", "rng_seed", "max_samples", "commitments"),
+                      "every card is known here (they act on a --position with ?? cards)")
+    elif rules.scoring is not None:
+        refuse_unused(("max_samples", "commitments"), f"{rules.name} scores points (they act where a hint ranks by wins)")
     update, bar = count_progress("hint")
     try:
         if position_file is not None:
@@ -584,6 +594,8 @@ def play_command(peek, samples, rng_seed, time_limit, max_nodes, memory_mb, **kw
     """
     from solver.play import HELP, PROMPT, HintSettings, PlaySession
 
+    if peek:
+        refuse_unused(("samples", "rng_seed"), "with --peek the hints know every card")
     the_deal = make_deal(kw)
     rules = make_rules(kw)
     update, bar = count_progress("hint")
@@ -599,7 +611,7 @@ def play_command(peek, samples, rng_seed, time_limit, max_nodes, memory_mb, **kw
             if not line:
                 click.echo()
                 break
-            click.echo(session.handle(line))
+            click.echo(cut_long_words(session.handle(line)))  # it may quote a huge line typed
     finally:
         bar.close()
     click.echo(session.end())
@@ -607,8 +619,8 @@ def play_command(peek, samples, rng_seed, time_limit, max_nodes, memory_mb, **kw
 
 
 @main.command()
-@click.option("--seeds", default="1-20", show_default=True, help="Seed range A-B of the fixed set.")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=200_000, show_default=True,
+@click.option("--seeds", default="1-20", show_default=True, metavar="A-B", help="Seed range A-B of the fixed set.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=200_000, show_default=True, metavar="N",
               help="Node budget per deal (fixed, so the node total is a signature of the search).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @friendly_errors

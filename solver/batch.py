@@ -364,12 +364,12 @@ def _from_csv(values: list[str], header: list[str]) -> dict:
     return row
 
 
-def read_rows(path: str, fmt: str | None = None, repair: bool = False) -> tuple[list[dict], list[str] | None]:
+def read_rows(path: str, fmt: str | None = None) -> tuple[list[dict], list[str] | None]:
     """The rows of a batch file and, for CSV, its header.
 
-    A last line without its newline is the trace of an interrupted write: it is ignored, and with
-    `repair` cut off the file (so that appending goes on from a line boundary). Any other line that
-    is not a row is an error. `path` `-` reads standard input (format sniffed).
+    A last line without its newline is the trace of an interrupted write: it is ignored (a resumed
+    batch cuts it off, `FileOutput`). Any other line that is not a row is an error. `path` `-` reads
+    standard input (format sniffed).
     """
     if path == "-":
         data = sys.stdin.buffer.read()
@@ -381,8 +381,6 @@ def read_rows(path: str, fmt: str | None = None, repair: bool = False) -> tuple[
     if fmt is None:
         fmt = FORMATS.get(Path(path).suffix.lower()) or ("jsonl" if data.lstrip()[:1] == b"{" else "csv")
     complete = data.rfind(b"\n") + 1
-    if complete < len(data) and repair:
-        os.truncate(path, complete)
     try:
         text = data[:complete].decode("utf-8")
     except UnicodeDecodeError:
@@ -469,6 +467,8 @@ class FileOutput:
         self.fmt = file_format(path)
         self.columns = list(config.columns)
         self.done: dict[int, dict] = {}
+        if os.path.isdir(path):
+            raise KlondikeError(f"cannot write {path!r}: it is a directory")
         exists = os.path.exists(path) and os.path.getsize(path) > 0
         if resume and force:
             raise KlondikeError("--resume and --force contradict each other: --resume finishes the batch in the "
@@ -476,33 +476,41 @@ class FileOutput:
         if exists and not resume and not force:
             raise KlondikeError(f"{path} already holds rows: add --resume to finish that batch, "
                                 f"or --force to overwrite it")
-        if exists and resume:
-            rows, header = read_rows(path, self.fmt, repair=True)
-            self._check_compatible(rows, header, config)
-            for row in rows:
-                self.done.setdefault(row["seed"], row)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | (os.O_TRUNC if force else 0)
         try:
-            self.fd = os.open(path, flags, 0o644)
+            self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as err:
             raise KlondikeError(f"cannot write {path!r}: {err.strerror}") from None
+        # Nothing in the file changes before it is locked and, to resume, found to be this batch's.
         try:
-            import fcntl
+            try:
+                import fcntl
 
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise KlondikeError(f"{path} is being written by another batch") from None
+            except ImportError:  # pragma: no cover - not on POSIX
+                pass
+            if exists and resume:
+                rows, header = read_rows(path, self.fmt)
+                self._check_compatible(rows, header, config)
+                for row in rows:
+                    self.done.setdefault(row["seed"], row)
+                # a last line without its newline, from an interrupted write, goes: appending goes on
+                # from a line boundary
+                os.ftruncate(self.fd, Path(path).read_bytes().rfind(b"\n") + 1)
+            if force:
+                os.ftruncate(self.fd, 0)
+        except BaseException:
             os.close(self.fd)
-            raise KlondikeError(f"{path} is being written by another batch") from None
-        except ImportError:  # pragma: no cover - not on POSIX
-            pass
+            raise
         if self.fmt == "csv" and os.fstat(self.fd).st_size == 0:
             self._write_line(_csv_line(self.columns))
 
     def _check_compatible(self, rows: list[dict], header, config: BatchConfig) -> None:
         found = header if header is not None else (list(rows[0]) if rows else self.columns)
         if list(found) != self.columns:
-            raise KlondikeError(f"{self.path} has the columns {','.join(found)} but this batch writes "
-                                f"{','.join(self.columns)}: resume with the same --best/--lines, or use another file")
+            raise KlondikeError(f"{self.path} has the columns {', '.join(found)} but this batch writes "
+                                f"{', '.join(self.columns)}: resume with the same --best/--lines, or use another file")
         for row in rows:
             if list(row) != self.columns:
                 raise KlondikeError(f"{self.path}: the row of seed {row['seed']} has other columns than this batch")
@@ -780,6 +788,10 @@ def _exit_text(code: int | None) -> str:
 # --------------------------------------------------------------------------- Dask cluster
 
 
+# A Dask scheduler address: `protocol://...`, or `host:port` (IPv6 hosts in brackets).
+_DASK_ADDRESS = re.compile(r"[a-z][a-z0-9+.-]*://\S+|(?:\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):\d{1,5}")
+
+
 class DaskPool(_PoolFigures):
     """The same rows from a Dask distributed cluster (`address`: a scheduler address or a Cluster).
 
@@ -792,8 +804,12 @@ class DaskPool(_PoolFigures):
             import distributed  # noqa: F401
         except ImportError:
             raise KlondikeError("--cluster needs dask: pip install 'klondike-solver[cluster]'") from None
+        if isinstance(address, str) and not _DASK_ADDRESS.fullmatch(address.strip()):
+            # checked here: a Client that fails on a malformed address hangs 30 s in its cleanup
+            raise KlondikeError(f"--cluster {address!r} is not a Dask scheduler address "
+                                f"(HOST:PORT or PROTOCOL://HOST:PORT, e.g. tcp://10.0.0.5:8786)")
         self.config = config
-        self.address = address
+        self.address = address.strip() if isinstance(address, str) else address
         self._reset_figures()
         self.jobs = None
 

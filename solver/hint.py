@@ -40,7 +40,7 @@ from .positions import UNKNOWN, check_position
 from .positions import to_json as positions_to_json
 from .rules import Ruleset
 from .solve import solve
-from .stats import wilson_interval
+from .stats import undecided_interval
 
 DEFAULT_TIME_LIMIT = 10.0
 DEFAULT_MEMORY_MB = 256
@@ -67,11 +67,12 @@ def t_quantile_975(df: int) -> float:
 
 
 def mean_interval(values: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the mean of the values with its 95% t interval (a point for one value)."""
+    """(mean, low, high): the mean of the values with its 95% t interval (low and high None for one
+    value: one sample tells nothing of the spread)."""
     n = len(values)
     mean = sum(values) / n
     if n < 2:
-        return mean, mean, mean
+        return mean, None, None
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     half = t_quantile_975(n - 1) * sd / math.sqrt(n)
     return mean, mean - half, mean + half
@@ -185,11 +186,11 @@ class Outcome:
         if self.score is not None:
             text = f"best score {self.score:,}: " + (f"wins in {actions}" if self.won else
                                                       f"{no_win}, stop after {actions} "
-                                                      f"({self.foundation_cards} cards up)")
+                                                      f"({counted(self.foundation_cards, 'card')} up)")
         elif self.won:
             text = f"wins in {actions}"
         else:
-            text = f"{no_win}: at best {self.foundation_cards} cards on the foundations, after {actions}"
+            text = f"{no_win}: at best {counted(self.foundation_cards, 'card')} on the foundations, after {actions}"
         return text + {True: " (proved best)", False: " (not proved: the budget ran out)", None: ""}[self.optimal]
 
     def to_json(self) -> dict:
@@ -227,8 +228,9 @@ class Estimate:
 
     @property
     def interval(self) -> tuple[float, float]:
-        """The 95% Wilson interval of the win probability."""
-        return wilson_interval(self.wins, self.samples) if self.samples else (0.0, 1.0)
+        """The 95% interval of the win probability, the undecided samples counted both ways (lost for
+        its lower end, won for its upper end), as `klondike stats` counts undecided deals."""
+        return undecided_interval(self.wins, self.undecided, self.samples) if self.samples else (0.0, 1.0)
 
     @property
     def hopeless(self) -> bool:
@@ -256,12 +258,12 @@ class Estimate:
             return f"no win: best is to stop now at {score:,}" if first else f"stop now at {score:,}"
         if self.scores:
             mean, low, high = self.mean_score()
-            return (f"mean score {mean:,.0f} (95% interval {low:,.0f} to {high:,.0f}, {self.samples} samples, "
-                    f"won in {self.wins})")
+            spread = "no interval from one sample" if low is None else f"95% interval {low:,.0f} to {high:,.0f}"
+            return f"mean score {mean:,.0f} ({spread}, {counted(self.samples, 'sample')}, won in {self.wins})"
         low, high = self.interval
         undecided = f", {self.undecided} undecided" if self.undecided else ""
         return (f"win probability {self.probability:.0%} (95% interval {low:.0%} to {high:.0%}, "
-                f"{self.samples} samples{undecided})")
+                f"{counted(self.samples, 'sample')}{undecided})")
 
     def to_json(self) -> dict:
         """The JSON form."""

@@ -38,6 +38,9 @@ def load_deal(seed: str | None, source: str = "native", deal_codes: str | None =
     given = [x is not None for x in (seed, deal_codes, deal_file)]
     if sum(given) != 1:
         raise DealError("give exactly one of: SEED, --deal CODES, --deal-file FILE")
+    if seed is None and source != "native":
+        raise DealError(f"--source {source} says where a SEED's deal comes from; --deal and --deal-file give "
+                        f"the deal itself (its format is detected)")
     if deal_codes is not None:
         return _deal_from_text(deal_codes)
     if deal_file is not None:

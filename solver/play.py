@@ -58,8 +58,15 @@ class PlaySession:
     # ----- state ---------------------------------------------------------------------------------
     @property
     def over(self) -> bool:
-        """True when the game is won, no legal action is left, or the player quit."""
-        return self.quit or self.game.won or not self.game.legal_actions()
+        """True when the game is won, no legal action is left, its time is up, or the player quit."""
+        return self.quit or self.game.won or self.time_is_up or not self.game.legal_actions()
+
+    @property
+    def time_is_up(self) -> bool:
+        """True once a scored game's clock has reached its 300 s (RULES.md 6: nothing after counts;
+        the unscored rules have no time limit)."""
+        seconds = self.game.seconds
+        return bool(self.game.rules.scoring) and seconds is not None and seconds >= TIME_LIMIT_SECONDS
 
     def status(self) -> str:
         """Actions, cards up, pass, clock and score."""
@@ -67,7 +74,8 @@ class PlaySession:
         parts = [f"actions {game.actions}", f"foundations {sum(game.position.foundations)}/52",
                  f"pass {game.position.pass_number}"]
         if game.seconds is not None:
-            parts.append(f"clock {float(game.seconds):g}/{TIME_LIMIT_SECONDS} s")
+            limit = f"/{TIME_LIMIT_SECONDS}" if game.rules.scoring else ""
+            parts.append(f"clock {float(game.seconds):g}{limit} s")
         if game.rules.scoring:
             parts.append(f"score {game.score().total:,}")
         return "   ".join(parts)
@@ -85,7 +93,8 @@ class PlaySession:
     def end(self) -> str:
         """The closing lines: how the game ended, its summary and its line."""
         game = self.game
-        how = "won!" if game.won else ("no legal action left" if not game.legal_actions() else "stopped")
+        how = ("won!" if game.won else "time is up" if self.time_is_up else
+               "no legal action left" if not game.legal_actions() else "stopped")
         text = f"game over: {how}   {self.status()}"
         if game.line:
             text += "\nline:\n" + "\n".join(numbered(game.line))
@@ -113,10 +122,11 @@ class PlaySession:
         """Play a token or a menu number."""
         actions = self.game.legal_actions()
         try:
-            if text.isdigit():
-                if not 1 <= int(text) <= len(actions):
+            if text.isascii() and text.isdigit():  # not `²`, which isdigit() takes and int() refuses
+                number = int(text) if len(text) <= 4 else 0  # int() refuses 4,300 digits and more
+                if not 1 <= number <= len(actions):
                     raise KlondikeError(f"no action number {text} (the menu has 1..{len(actions)})")
-                action = actions[int(text) - 1]
+                action = actions[number - 1]
             else:
                 action = parse_token(text)
                 if action.auto:

@@ -4,6 +4,7 @@ scores, of the scores. Needs matplotlib (the optional extra `plot`)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from .errors import KlondikeError
 
@@ -14,6 +15,11 @@ def plot_rows(rows: list[dict], path: str) -> None:
         from matplotlib.figure import Figure
     except ImportError:
         raise KlondikeError("--plot needs matplotlib: pip install 'klondike-solver[plot]'") from None
+    image_format = Path(path).suffix[1:].lower()
+    if not image_format:  # matplotlib would write PATH.png instead, unasked
+        raise KlondikeError(f"--plot {path!r}: give the image file's extension (.png, .svg, .pdf)")
+    if Path(path).is_dir():
+        raise KlondikeError(f"cannot write {path!r}: it is a directory")
     seconds = [row["seconds"] for row in rows if isinstance(row.get("seconds"), (int, float))]
     scores = [row["score"] for row in rows if isinstance(row.get("score"), (int, float))]
     panels = 1 + bool(scores)
@@ -37,7 +43,7 @@ def plot_rows(rows: list[dict], path: str) -> None:
         ax.set_ylabel("deals")
         ax.set_title(f"scores ({len(scores)} deals)")
     try:
-        figure.savefig(path, dpi=100)
+        figure.savefig(path, dpi=100, format=image_format)
     except OSError as err:
         raise KlondikeError(f"cannot write {path!r}: {err.strerror}") from None
     except ValueError as err:  # an unknown image format

@@ -57,15 +57,17 @@ class Ruleset:
     def with_overrides(self, **overrides) -> "Ruleset":
         """A copy with the given parameters changed (None values are ignored except where noted).
 
-        The name gets a `+` suffix when any parameter differs from the preset.
+        A preset's name gets each parameter that differs from the preset, as its command-line option
+        says it (`classic+draw=3+passes=unlimited+foundation-to-tableau`), so that two rulesets of
+        the same name are the same rules (a batch file is resumed only under its own).
         """
         changes = {k: v for k, v in overrides.items() if v is not _UNSET}
         if not changes:
             return self
         changed = replace(self, **changes)
-        preset = PRESETS.get(self.name)
-        if preset is not None and asdict(replace(changed, name=self.name)) != asdict(preset):
-            changed = replace(changed, name=self.name + "+")
+        preset = PRESETS.get(self.name.split("+", 1)[0])
+        if preset is not None:
+            changed = replace(changed, name=_overrides_name(preset, changed))
         return changed
 
     def to_json(self) -> dict:
@@ -105,6 +107,27 @@ PRESETS: dict[str, Ruleset] = {
     "duel": Ruleset("duel", draw=3, passes=None, foundation_to_tableau=True, auto_play=True,
                     scoring="duel"),
 }
+
+
+def _overrides_name(preset: Ruleset, rules: Ruleset) -> str:
+    """The preset's name and, after a `+` each, the parameters of `rules` that differ from it."""
+    parts = [preset.name]
+    if rules.draw != preset.draw:
+        parts.append(f"draw={rules.draw}")
+    if rules.passes != preset.passes:
+        parts.append("passes=" + ("unlimited" if rules.passes is None else str(rules.passes)))
+    if rules.foundation_to_tableau != preset.foundation_to_tableau:
+        parts.append(("" if rules.foundation_to_tableau else "no-") + "foundation-to-tableau")
+    if rules.auto_play != preset.auto_play:
+        parts.append(("" if rules.auto_play else "no-") + "auto-play")
+    if rules.scoring != preset.scoring:
+        parts.append(f"scoring={rules.scoring or 'none'}")
+    if rules.seconds_per_action != preset.seconds_per_action:
+        seconds = rules.seconds_per_action
+        parts.append("no-clock" if seconds is None else
+                     f"seconds-per-action={seconds:g}" if float(f"{seconds:g}") == seconds else
+                     f"seconds-per-action={seconds!r}")
+    return "+".join(parts)
 
 
 def get_ruleset(name: str) -> Ruleset:

@@ -75,9 +75,15 @@ def histogram(values: list[float], bins: int = 10) -> list[dict]:
 
 def win_rate(wins: int, undecided: int, n: int) -> dict:
     """The win rate with undecided deals counted as losses (low) and as wins (high), and its 95%
-    Wilson interval (low end's lower bound, high end's upper bound)."""
+    interval (`undecided_interval`)."""
     return {"n": n, "wins": wins, "undecided": undecided, "low": wins / n, "high": (wins + undecided) / n,
-            "ci95": [wilson_interval(wins, n)[0], wilson_interval(wins + undecided, n)[1]]}
+            "ci95": list(undecided_interval(wins, undecided, n))}
+
+
+def undecided_interval(wins: int, undecided: int, n: int) -> tuple[float, float]:
+    """The 95% interval of a win rate with `undecided` of the `n` unknown: the Wilson lower bound
+    with them lost, to the upper bound with them won."""
+    return wilson_interval(wins, n)[0], wilson_interval(wins + undecided, n)[1]
 
 
 def summarize(rows: list[dict], top: int = TOP, file: str | None = None) -> dict:

@@ -103,6 +103,33 @@ def test_seeds_past_the_source_range_are_refused_before_any_deal():
         run_batch(parse_seeds(f"{2**64 - 2}-{2**64}"), CONFIG)
 
 
+def test_resume_refuses_other_overrides_of_the_same_preset(tmp_path):
+    path = tmp_path / "rows.csv"
+    assert run_cli("batch", "1-2", "--out", path, "--passes", "3", *BUDGET).exit_code == 0
+    before = path.read_bytes()
+    result = run_cli("batch", "1-4", "--out", path, "--resume", "--draw", "3", *BUDGET)
+    assert result.exit_code == 2 and "classic+passes=3" in result.stderr and "classic+draw=3" in result.stderr
+    assert path.read_bytes() == before
+
+
+def test_a_refused_resume_leaves_the_file_as_it_was(tmp_path):
+    path = tmp_path / "rows.csv"
+    assert run_cli("batch", "1-2", "--out", path, *BUDGET).exit_code == 0
+    torn = path.read_bytes() + b"3,native,classic,wi"  # a write cut short
+    path.write_bytes(torn)
+    result = run_cli("batch", "1-4", "--out", path, "--resume", "--rules", "duel", *BUDGET)
+    assert result.exit_code == 2 and "holds rows for rules classic" in result.stderr
+    assert path.read_bytes() == torn
+    assert run_cli("batch", "1-4", "--out", path, "--resume", *BUDGET).exit_code == 0  # its own rules: finished
+    assert [row["seed"] for row in read_rows(str(path))[0]] == [1, 2, 3, 4]
+
+
+def test_a_directory_is_no_batch_file(tmp_path):
+    (tmp_path / "rows.csv").mkdir()
+    result = run_cli("batch", "1", "--out", tmp_path / "rows.csv", *BUDGET)
+    assert result.exit_code == 2 and "it is a directory" in result.stderr
+
+
 def test_resume_refuses_a_file_with_two_rows_for_a_deal(tmp_path):
     path = tmp_path / "rows.jsonl"
     row = {"seed": 1, "source": "native", "rules": "classic", "result": "win", "actions": 90, "nodes": 5,
@@ -158,7 +185,7 @@ def test_cli_jsonl_on_stdout_with_rules_overrides():
     assert result.exit_code == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert sorted(row["seed"] for row in rows) == [2, 3, 4]
-    assert {row["rules"] for row in rows} == {"harmony+"}  # an override marks the preset's name
+    assert {row["rules"] for row in rows} == {"harmony+draw=3"}  # an override is named after the preset
     assert list(rows[0]) == ["seed", "source", "rules", "result", "actions", "nodes", "seconds", "reason"]
     rules = PRESETS["harmony"].with_overrides(draw=3)
     for row in rows:
@@ -364,6 +391,14 @@ def test_dask_cluster_gives_the_same_rows_and_resumes(tmp_path):
                             resume=True)
     assert summary["resumed"] == 5 and summary["solved"] == 7
     assert timeless(rows_of(out)) == timeless(rows_of(local))
+
+
+@pytest.mark.parametrize("address", ["garbage", "", "tcp://x y:1"])
+def test_a_malformed_cluster_address_is_refused_at_once(address):
+    pytest.importorskip("distributed")
+    # refused before a Client is made: one made with such an address hangs 30 s while it closes
+    result = run_cli("batch", "1", "--cluster", address, *BUDGET)
+    assert result.exit_code == 2 and "is not a Dask scheduler address" in one_error_line(result)
 
 
 def test_cluster_without_dask_is_one_clear_line(monkeypatch):

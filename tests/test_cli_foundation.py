@@ -132,6 +132,9 @@ def test_replay_line_file_illegal(tmp_path):
     (["replay", "0", "--line-file", "DEEPJSON"], ["JSON"]),
     (["deal", "--deal-file", "DEEPJSON"], ["JSON"]),
     (["deal", "0", "--format", "pysol", "--json"], ["choose one"]),
+    (["solve", "0", "--json", "--show"], ["--show", "choose one"]),
+    (["best", "0", "--json", "--show"], ["--show", "choose one"]),
+    (["deal", "--deal-file", "LINEFILE", "--source", "pysol"], ["--source pysol", "--deal-file"]),
 ])
 def test_bad_input_one_line_no_traceback(tmp_path, args, words):
     line_file = tmp_path / "line.txt"

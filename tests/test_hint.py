@@ -173,6 +173,21 @@ def test_estimate_records_verdicts_per_sample():
     assert _estimate("WL").sort_key() > _estimate("WLLLWL").sort_key()
 
 
+def test_undecided_samples_count_both_ways_in_the_interval():
+    from solver.stats import wilson_interval
+
+    assert _estimate("UUU").interval == (0.0, 1.0)  # nothing decided: nothing known
+    assert "95% interval 0% to 100%, 3 samples, 3 undecided" in _estimate("UUU").describe()
+    low, high = _estimate("WLU").interval
+    assert low == wilson_interval(1, 3)[0] and high == wilson_interval(2, 3)[1]
+    assert _estimate("LLL").interval == (0.0, wilson_interval(0, 3)[1])  # all decided: the plain interval
+    assert "1 sample)" in _estimate("W").describe()
+    scored = _estimate("W")
+    scored.scores.append(97_350)
+    assert scored.describe() == "mean score 97,350 (no interval from one sample, 1 sample, won in 1)"
+    assert scored.to_json()["score_interval"] == [None, None]
+
+
 def test_contenders_are_those_the_leader_has_not_clearly_beaten():
     leader = _estimate("WWWWWWWWWWWWLLLL")
     beaten = _estimate("LLLLLLLLWWWWLLLL")  # the leader wins 8 duels, loses none: 8 >= 2 * sqrt(8)
@@ -256,6 +271,7 @@ def test_a_bad_played_token_names_the_token_and_index():
     (["hint", "--position", "missing.txt"], "cannot read position file"),
     (["hint", "--position", "POSITION", SEED], "not both"),
     (["hint", "--position", "POSITION", "--played", "D"], "go with a deal"),
+    (["hint", "--position", "POSITION", "--source", "pysol"], "says where a SEED's deal comes from"),
     (["play", "abc"], "bad seed"),
 ])
 def test_cli_errors_are_one_line_and_exit_2(args, message, tmp_path):
@@ -393,9 +409,31 @@ def test_play_peek_and_end_of_input():
     assert "game over: stopped" in result.stdout
 
 
+def test_play_takes_odd_numbers_and_huge_lines_as_bad_actions():
+    script = ["\u00b2", "\u2460", "1" * 5000, "Z" * 5000, "q"]  # superscript two, circled one: digits to isdigit()
+    result = run("play", SEED, "--max-nodes", 5_000, input="\n".join(script) + "\n")
+    assert result.exit_code == 1, result.output  # quit: the game went on past every bad line
+    assert result.stdout.count("not played: ") == 4 and "no action number 1111" in result.stdout
+    assert "(5,000 characters)" in result.stdout and "Z" * 100 not in result.stdout
+
+
+def test_play_ends_when_a_scored_games_time_is_up():
+    result = run("play", SEED, "--rules", "harmony", "--seconds-per-action", 150, "--max-nodes", 5_000,
+                 input="D\nD\nD\n")
+    assert "game over: time is up" in result.stdout and "clock 300/300 s" in result.stdout
+    assert result.stdout.count("played D") == 2  # the third D came after the end
+    unscored = run("play", SEED, "--max-nodes", 5_000, input="D\n")
+    assert "clock 1 s" in unscored.stdout and "/300" not in unscored.stdout  # no time limit without scoring
+
+
+def test_play_peek_refuses_the_sampling_options():
+    result = run("play", SEED, "--peek", "--samples", 4, input="q\n")
+    assert "--samples would change nothing: with --peek" in one_error_line(result)
+
+
 def test_t_interval_of_a_mean():
     assert hint_lib.t_quantile_975(1) == 12.706 and hint_lib.t_quantile_975(30) == 2.042
     assert abs(hint_lib.t_quantile_975(40) - 2.021) < 1e-3 and abs(hint_lib.t_quantile_975(120) - 1.980) < 1e-3
     mean, low, high = hint_lib.mean_interval([1, 2, 3])
     assert mean == 2 and abs(high - 2 - 4.303 / 3 ** 0.5) < 1e-9 and abs(low + high - 4) < 1e-9
-    assert hint_lib.mean_interval([5]) == (5, 5, 5)
+    assert hint_lib.mean_interval([5]) == (5, None, None)  # one sample: no spread, no interval

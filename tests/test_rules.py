@@ -86,6 +86,21 @@ def test_build_ruleset_rejects(kwargs):
         build_ruleset("classic", **kwargs)
 
 
+def test_an_overridden_preset_is_named_by_what_differs():
+    classic = PRESETS["classic"]
+    assert classic.with_overrides(draw=3, passes=None, foundation_to_tableau=True).name == \
+        "classic+draw=3+passes=unlimited+foundation-to-tableau"
+    assert classic.with_overrides(draw=3).with_overrides(draw=1).name == "classic"  # back to the preset
+    assert classic.with_overrides(draw=3).with_overrides(passes=2).name == "classic+draw=3+passes=2"
+    harmony = PRESETS["harmony"]
+    assert harmony.with_overrides(seconds_per_action=0.7).name == "harmony+seconds-per-action=0.7"
+    assert harmony.with_overrides(seconds_per_action=None, auto_play=False, scoring=None).name == \
+        "harmony+no-auto-play+scoring=none+no-clock"
+    # different rules never share a name: a batch file is resumed only under its own rules
+    assert harmony.with_overrides(seconds_per_action=1 / 3).name != harmony.with_overrides(seconds_per_action=0.333333).name
+    assert Ruleset("t", draw=3).with_overrides(passes=2).name == "t"  # not a preset: the name stays
+
+
 def test_parse_passes_and_scoring():
     assert parse_passes("3") == 3 and parse_passes("unlimited") is None and parse_passes("UNLIMITED") is None
     assert parse_passes(str(MAX_PASSES)) == MAX_PASSES

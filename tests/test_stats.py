@@ -231,6 +231,19 @@ def test_plot(known_file, tmp_path):
     assert png_size(picture) == (600, 400)  # one panel: no scores
 
 
+@pytest.mark.parametrize("name, message", [("picture", "give the image file's extension"),
+                                           ("", "give the image file's extension"),
+                                           ("DIR.png", "it is a directory"),
+                                           ("picture.bogus", "not supported")])
+def test_plot_paths_it_cannot_write_as_asked(known_file, tmp_path, name, message):
+    pytest.importorskip("matplotlib")
+    (tmp_path / "DIR.png").mkdir()
+    path = tmp_path / name if name else ""
+    result = run_cli("stats", known_file, "--plot", path)
+    assert result.exit_code == 2 and message in one_error_line(result)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["DIR.png", known_file.name])  # nothing written
+
+
 def test_plot_without_matplotlib(known_file, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
