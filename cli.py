@@ -83,6 +83,8 @@ def cut_long_words(text: str) -> str:
     def cut(match) -> str:
         # the quotes and punctuation around the user's text stay, and only that text is counted
         lead, inner, close, punctuation = _AROUND.fullmatch(match.group(0)).groups()
+        if len(inner) <= WORD_SHOWN:
+            return match.group(0)
         return f"{lead}{inner[:WORD_SHOWN - 20]}...{close} ({len(inner):,} characters){punctuation}"
 
     return _LONG_WORD.sub(cut, text)

@@ -236,3 +236,13 @@ def test_a_win_past_the_time_limit_says_the_score_counts_it_cut():
     assert "won: yes (but past the 300 s limit" in text and "cut at 300 s after action 30" in text
     assert "score: 7,900  (cards +7,000, turns +900)" in text
     assert "won: yes\n" in format_summary({**summary, "cut_at_action": None})
+
+
+def test_input_up_to_sixty_characters_is_shown_whole():
+    from cli import WORD_SHOWN, shorten_message
+
+    assert WORD_SHOWN == 60
+    whole = f"unknown card '{'Q' * 60}', expected"
+    assert shorten_message(whole) == whole
+    assert shorten_message(f"unknown card '{'Q' * 61}', expected") == \
+        f"unknown card '{'Q' * 40}...' (61 characters), expected"
