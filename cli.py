@@ -719,11 +719,14 @@ def stats_command(file, plot_path, as_json):
     The win rate counts undecided deals (unknown and error) both ways: as losses for the low end, as
     wins for the high end; the 95% interval is the Wilson lower bound of the low end to the Wilson upper
     bound of the high end. Time and node percentiles interpolate linearly. A partial last line (a
-    batch still running) is ignored.
+    batch still running) is left out, with a note on stderr.
     """
     from solver import stats as stats_lib
 
     rows = stats_lib.load_rows(file)
+    if stats_lib.ends_in_a_partial_line(file):
+        click.echo(f"klondike: note: the last line of {file} has no newline (a batch still writing it?): "
+                   f"left out", err=True)
     summary = stats_lib.summarize(rows, file=file)
     if plot_path is not None:
         from solver.plot import plot_rows

@@ -13,6 +13,7 @@ with method="inclusive").
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 
 from .batch import RESULTS, read_rows
@@ -133,6 +134,22 @@ def load_rows(path: str) -> list[dict]:
     if not rows:
         raise KlondikeError(f"{path!r} has no rows")
     return rows
+
+
+def ends_in_a_partial_line(path: str) -> bool:
+    """True if the file's last line has no newline (a batch still writing it, or a file cut short):
+    `load_rows` leaves that line out. False for standard input, which cannot be read again."""
+    if path == "-":
+        return False
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) != b"\n"
+    except OSError:
+        return False
 
 
 def _pct(x: float) -> str:

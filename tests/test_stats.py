@@ -171,9 +171,13 @@ def test_stats_from_stdin_and_summary_without_scores():
 def test_a_partial_last_line_is_ignored(tmp_path):
     path = tmp_path / "running.jsonl"
     path.write_text(jsonl_text() + '{"seed":11,"source":"nat', encoding="utf-8")
-    s = json.loads(run_cli("stats", path, "--json").stdout)
-    assert s["rows"] == 10
+    result = run_cli("stats", path, "--json")
+    assert json.loads(result.stdout)["rows"] == 10
+    assert "has no newline" in result.stderr and "left out" in result.stderr  # said, not silent
     assert path.read_text(encoding="utf-8").endswith('"nat')  # stats never changes the file
+    complete = tmp_path / "complete.jsonl"
+    complete.write_text(jsonl_text(), encoding="utf-8")
+    assert run_cli("stats", complete).stderr == ""
 
 
 @pytest.mark.parametrize("content, message", [
