@@ -28,11 +28,13 @@ from solver.rules import PRESETS
 
 
 def cpu() -> float:
+    """CPU seconds this process has used (user and system)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
 def measure(seeds, config, jobs: int, directory: str, tag: str) -> tuple[dict, list]:
+    """One batch run on `jobs` workers: its summary (with the parent's CPU time) and its rows without times."""
     out = os.path.join(directory, f"{tag}.jsonl")
     began = cpu()
     summary = run_batch(seeds, config, out=out, jobs=jobs, force=True)
@@ -42,6 +44,7 @@ def measure(seeds, config, jobs: int, directory: str, tag: str) -> tuple[dict, l
 
 
 def main() -> int:
+    """Run the benchmark; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", default="1-200")
     parser.add_argument("--rules", default="classic", choices=list(PRESETS))

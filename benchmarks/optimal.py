@@ -186,6 +186,7 @@ def number(value: float) -> str:
 
 
 def mean(values) -> float:
+    """The mean of the values (NaN for none)."""
     values = list(values)
     return sum(values) / len(values) if values else math.nan
 
@@ -268,6 +269,7 @@ def compare(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
 
 
 def print_section(name: str, rules: Ruleset, summary: dict) -> None:
+    """Print one ruleset's figures: proved share, times, gaps."""
     pad = " " * 10
     objective = "highest score" if rules.scoring else "fewest actions"
     print(f"\n== {name}: {rules.describe().partition(': ')[2]}; objective: {objective}")
@@ -289,6 +291,7 @@ def print_section(name: str, rules: Ruleset, summary: dict) -> None:
 
 
 def print_peer(ours: list[OurDeal], peer: list[PeerDeal], comparison: dict, per_deal: bool) -> None:
+    """Print pyksolve's figures beside ours on the same deals, and the speed comparison."""
     pad = " " * 10
     statuses = ", ".join(f"{k} {v}" for k, v in comparison["pyksolve_statuses"].items())
     lines = [f"solve_minimal: {statuses}; seconds per deal: median {secs(comparison['pyksolve_median_seconds'])},"
@@ -328,6 +331,7 @@ def print_peer(ours: list[OurDeal], peer: list[PeerDeal], comparison: dict, per_
 # --- command line -------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line of this benchmark."""
     parser = argparse.ArgumentParser(description="Optimal-line benchmark: proved share, time and gap per ruleset;"
                                                  " pyksolve's solve_minimal beside on its own rules.")
     parser.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-200"),
@@ -360,6 +364,7 @@ def _exit_on_sigterm(signum, frame) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns the exit code."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     keep_freed_memory()  # deal after deal in one process, as in `batch` (also the peer's worker)
     args = build_parser().parse_args(argv)

@@ -526,9 +526,11 @@ class FileOutput:
             data = data[written:]
 
     def write(self, row: dict) -> None:
+        """Append one row as one complete line."""
         self._write_line(format_row(row, self.fmt))
 
     def close(self) -> None:
+        """Release the lock and close the file."""
         if self.fd is not None:
             os.fsync(self.fd)
             os.close(self.fd)
@@ -563,6 +565,7 @@ class StdoutOutput:
         sys.stdout.flush()
 
     def close(self) -> None:
+        """Nothing to close: standard output stays open."""
         pass
 
 
@@ -659,6 +662,7 @@ class LocalPool(_PoolFigures):
         self._start_failures = 0
 
     def rows(self, seeds: Iterable[int]) -> Iterator[dict]:
+        """The rows of `seeds`, solved by the worker processes, in completion order."""
         ctx = _context()
         feed = _Feed(iter(seeds))
         self.started_at = time.monotonic()
@@ -814,6 +818,7 @@ class DaskPool(_PoolFigures):
         self.jobs = None
 
     def rows(self, seeds: Iterable[int]) -> Iterator[dict]:
+        """The rows of `seeds`, solved by the cluster's workers, in completion order."""
         from distributed import Client, as_completed
         from distributed.client import FutureCancelledError
         from distributed.scheduler import KilledWorker
@@ -870,6 +875,7 @@ class ProgressBar:
         self.wins = 0
 
     def start(self, total: int, done: int, wins: int) -> None:
+        """Show the bar on stderr: `total` deals, `done` of them (with `wins`) already in the file."""
         from tqdm import tqdm
 
         self.wins = wins
@@ -882,11 +888,13 @@ class ProgressBar:
             self.bar.set_postfix_str(f"wins {self.wins} ({100 * self.wins / self.bar.n:.1f}%)", refresh=False)
 
     def update(self, row: dict) -> None:
+        """Count one finished row."""
         self.wins += row["result"] == "win"
         self.bar.update(1)
         self._postfix()
 
     def close(self) -> None:
+        """Take the bar off the terminal."""
         if self.bar is not None:
             self.bar.close()
 
