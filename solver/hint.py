@@ -66,7 +66,7 @@ def t_quantile_975(df: int) -> float:
     return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
 
 
-def mean_interval(values: list[float]) -> tuple[float, float, float]:
+def mean_interval(values: list[float]) -> tuple[float, float | None, float | None]:
     """(mean, low, high): the mean of the values with its 95% t interval (low and high None for one
     value: one sample tells nothing of the spread)."""
     n = len(values)

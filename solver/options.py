@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from .deal import MAX_SEED, Deal
-from .sources import PYSOL_MAX_GAME
 from .errors import DealError, KlondikeError, RulesError
 from .notation import parse_line
 from .rules import UNSET, Ruleset, get_ruleset, parse_passes, parse_scoring
+from .sources import PYSOL_MAX_GAME
 
 DEAL_SOURCES = ("native", "pysol", "ksolve")
 # The largest seed any source deals (PySol FC's game numbers go past 2^64); each source checks its own range.
