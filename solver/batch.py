@@ -435,6 +435,21 @@ def read_rows(path: str, fmt: str | None = None) -> tuple[list[dict], list[str] 
     return rows, header
 
 
+def complete_length(path: str, chunk: int = 1 << 16) -> int:
+    """The file's length up to and with its last newline: a last line without one (an interrupted
+    write) lies past it. Only the end of the file is read."""
+    with open(path, "rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        while end > 0:
+            start = max(0, end - chunk)
+            handle.seek(start)
+            newline = handle.read(end - start).rfind(b"\n")
+            if newline >= 0:
+                return start + newline + 1
+            end = start
+    return 0
+
+
 def _checked(row: dict, path: str, number: int) -> dict:
     """The row, if its fields hold what a batch writes; else KlondikeError naming the line."""
     if not is_whole_number(row.get("seed")) or row["seed"] < 0 or row.get("result") not in RESULTS:
@@ -497,7 +512,7 @@ class FileOutput:
                     self.done.setdefault(row["seed"], row)
                 # a last line without its newline, from an interrupted write, goes: appending goes on
                 # from a line boundary
-                os.ftruncate(self.fd, Path(path).read_bytes().rfind(b"\n") + 1)
+                os.ftruncate(self.fd, complete_length(path))
             if force:
                 os.ftruncate(self.fd, 0)
         except BaseException:

@@ -16,7 +16,7 @@ import math
 import os
 from collections import Counter
 
-from .batch import RESULTS, read_rows
+from .batch import RESULTS, complete_length, read_rows
 from .errors import KlondikeError
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal distribution
@@ -142,12 +142,7 @@ def ends_in_a_partial_line(path: str) -> bool:
     if path == "-":
         return False
     try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            if handle.tell() == 0:
-                return False
-            handle.seek(-1, os.SEEK_END)
-            return handle.read(1) != b"\n"
+        return complete_length(path) != os.path.getsize(path)
     except OSError:
         return False
 

@@ -406,3 +406,11 @@ def test_cluster_without_dask_is_one_clear_line(monkeypatch):
     result = run_cli("batch", "1-2", "--cluster", "tcp://127.0.0.1:8786")
     assert result.exit_code == 2
     assert "--cluster needs dask" in one_error_line(result)
+
+
+@pytest.mark.parametrize("data", [b"", b"abc", b"a\n", b"a\nbc", b"x" * 70_000 + b"\n" + b"y" * 70_000, b"\n\n"])
+def test_complete_length_is_up_to_the_last_newline(tmp_path, data):
+    path = tmp_path / "rows.csv"
+    path.write_bytes(data)
+    for chunk in (3, 1 << 16):  # read from the end a chunk at a time: the newline may lie chunks back
+        assert batch.complete_length(str(path), chunk) == data.rfind(b"\n") + 1
