@@ -18,6 +18,7 @@ import click
 from click.core import ParameterSource
 
 from solver import positions
+from solver.cards import is_plain_number
 from solver.errors import KlondikeError
 from solver.game import replay
 from solver.optimal import BEST_MEMORY_MB, MAX_THREADS, default_threads
@@ -133,8 +134,12 @@ def friendly_errors(func):
     return wrapper
 
 
+RULES_PARAMETERS = ("rules_name", "draw", "passes", "foundation_to_tableau", "auto_play", "scoring",
+                    "seconds_per_action", "no_clock")
+
+
 def rules_options(func):
-    """The ruleset options shared by every command that takes rules."""
+    """The ruleset options shared by every command that takes rules (their parameters: RULES_PARAMETERS)."""
     options = [
         click.option("--rules", "rules_name", default="classic", show_default=True,
                      type=click.Choice(list(PRESETS)), help="Ruleset preset (RULES.md 5)."),
@@ -192,11 +197,22 @@ def search_options(memory_mb: int, memory_help: str):
     return decorate
 
 
+def option_name(ctx, name: str) -> str:
+    """The option a parameter was given as: `--rules` for `rules_name`, `--no-auto-play` for
+    `auto_play` set false."""
+    for param in ctx.command.params:
+        if param.name == name and param.opts:
+            if getattr(param, "secondary_opts", None) and ctx.params.get(name) is False:
+                return param.secondary_opts[0]
+            return max(param.opts, key=len)
+    return "--" + name.replace("_", "-")
+
+
 def refuse_unused(names, why: str) -> None:
     """KlondikeError if the user gave any of the options named by their parameters (`rng_seed` is
     `--rng-seed`): they would change nothing, `why`, and a user should hear of it."""
     ctx = click.get_current_context()
-    given = ["--" + name.replace("_", "-") for name in names
+    given = [option_name(ctx, name) for name in names
              if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)]
     if given:
         raise KlondikeError(f"{' and '.join(given)} would change nothing: {why}")
@@ -251,6 +267,9 @@ def deal(as_json, export_format, **kw):
     rules = make_rules(kw)
     if export_format != "native" and as_json:
         raise KlondikeError(f"--json gives our own JSON form; --format {export_format} gives that tool's: choose one")
+    if export_format != "native" or as_json:
+        refuse_unused(RULES_PARAMETERS, "a deal is the same under every ruleset (the rules only name the heading "
+                                        "of the picture)")
     if export_format != "native":
         from solver.formats import export_deal
 
@@ -278,7 +297,7 @@ def replay_command(tokens, line_file, as_json, **kw):
     if the line is legal, 2 with the first illegal token and the reason otherwise.
     """
     if kw["seed"] is not None and (kw["deal_codes"] is not None or kw["deal_file"] is not None) \
-            and not kw["seed"].strip().isdigit():
+            and not is_plain_number(kw["seed"].strip()):
         # with --deal or --deal-file every argument is a token (click gives the first to SEED)
         tokens, kw["seed"] = (kw["seed"], *tokens), None
     the_deal = make_deal(kw)
@@ -649,7 +668,7 @@ def bench(seeds, max_nodes, as_json):
 @click.option("--source", default="native", show_default=True, type=click.Choice(list(DEAL_SOURCES)),
               help="Where each seed's deal comes from (as for solve).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker processes (default: all cores). Not used with --cluster.")
+              help="Worker processes (default: all cores); not with --cluster, whose workers run the deals.")
 @click.option("--out", default=None, metavar="FILE",
               help="Write the rows to FILE.csv or FILE.jsonl (format from the extension); "
                    "default: JSON lines on stdout.")
@@ -694,6 +713,8 @@ def batch_command(seeds, source, jobs, out, resume, force, time_limit, max_nodes
     from solver import batch as batch_lib
 
     rules = make_rules(kw)
+    if cluster is not None:
+        refuse_unused(("jobs",), "with --cluster the deals run on the cluster's workers")
     seed_list = batch_lib.parse_seeds(seeds)
     config = batch_lib.BatchConfig(rules, source=source, max_nodes=max_nodes, time_limit=time_limit,
                                    memory_mb=memory_mb, best=best, lines=lines)

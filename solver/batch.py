@@ -343,8 +343,11 @@ def _csv_line(values) -> str:
 
 
 def _number(text: str):
+    """A csv number field: None if empty, an int or a float; ValueError if it holds no number."""
     if text == "":
         return None
+    if not text.isascii():  # int() and float() read `٣` as 3
+        raise ValueError(f"could not convert string to a number: {text!r}")
     try:
         return int(text)
     except ValueError:

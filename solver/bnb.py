@@ -13,12 +13,13 @@ import numpy as np
 
 from .deadends import ALL_CARDS, relaxed_game
 from .jitcache import kernel
-from .movegen import MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_PASS_LIMIT, apply_move, generate_moves
+from .movegen import (MOVE_SOURCE, MOVE_STEPS, NOWHERE, PARAM_DRAW, PARAM_PASS_LIMIT, apply_move, generate_moves,
+                      talon_recycles)
 from .objective import (OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, first_never_placed, no_win_bound, pass_class,
                         pass_classes, recycle_penalties, record_placements, stop_value, upper_bound, within_time,
                         won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
-from .state import FOUNDATION, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
+from .state import FOUNDATION, MAX_PASS_HASHED, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
     child_state_hash, foundation_total, state_hash
 from .tt import tt_seen_scored, tt_store_scored, tt_visit_scored
 
@@ -95,7 +96,11 @@ def _play_child(parent, parent_placed, parent_points, parent_actions, move, chil
     pass_before = child[PASS]
     turned = apply_move(child, move, params)
     gained = obj[OBJ_TURN] * turned + record_placements(obj, card_points_table, child_placed, child)
-    gained -= recycle_penalties(obj, pass_before, child[PASS])
+    pass_after = np.int64(child[PASS])
+    if pass_after == MAX_PASS_HASHED and move[MOVE_STEPS] > 0:
+        # the pass number stops there with unlimited passes, but every recycle still costs
+        pass_after = pass_before + talon_recycles(parent, move[MOVE_STEPS], params[PARAM_DRAW])
+    gained -= recycle_penalties(obj, pass_before, pass_after)
     return taken, parent_points + gained
 
 

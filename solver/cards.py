@@ -17,6 +17,12 @@ _ANSI_RED = "\x1b[31m"
 _ANSI_RESET = "\x1b[0m"
 
 
+def is_plain_number(text: str) -> bool:
+    """True if `text` is one or more ASCII digits. Every number this tool reads (seeds, pile numbers,
+    counts) is written so; `str.isdigit` also takes `²` and `٣`, which int() refuses or reads as 3."""
+    return text.isascii() and text.isdigit()
+
+
 def make_card(suit: int, value: int) -> int:
     """The card index of a suit (0..3, c d h s) and a value (1..13)."""
     return suit * 13 + (value - 1)

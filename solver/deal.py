@@ -6,6 +6,7 @@ card, so pile 1 is ``[d0]``, pile 2 is ``[d1, d7]``; the stock is ``d[28..51]``,
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,11 +72,26 @@ class Deal:
     source: str = "explicit"
 
     def __post_init__(self):
+        try:
+            cards = tuple(self.cards)
+        except TypeError:
+            raise DealError(f"a deal's cards are a sequence of 52 card indices, got {type(self.cards).__name__}") from None
+        if not all(isinstance(card, numbers.Integral) and not isinstance(card, bool) for card in cards):
+            raise DealError("a deal's cards are whole numbers, card indices 0..51 (Deal.from_codes reads codes)")
+        # a tuple of plain ints whatever was given (a list, numpy integers): hashable, and equal
+        # to the same deal built any other way
+        object.__setattr__(self, "cards", tuple(int(card) for card in cards))
         check_deck(self.cards)
+        if self.seed is not None and not (isinstance(self.seed, numbers.Integral) and not isinstance(self.seed, bool)):
+            raise DealError(f"a deal's seed is a whole number or None, got {self.seed!r}")
 
     @classmethod
     def from_seed(cls, seed: int, source: str = "native") -> "Deal":
         """The deal of a seed; `native` is RULES.md section 3 (other sources in `sources`)."""
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            seed = int(seed)  # a numpy integer too
+        else:
+            raise DealError(f"a seed is a whole number, got {seed!r}")
         if source != "native":
             from .sources import deck_from_source  # other sources need optional packages
 
@@ -83,8 +99,17 @@ class Deal:
         return cls(tuple(native_deck(seed)), seed, "native")
 
     @classmethod
-    def from_codes(cls, text: str) -> "Deal":
-        """A deal from 52 card codes in deal order (whitespace or comma separated)."""
+    def from_codes(cls, text) -> "Deal":
+        """A deal from 52 card codes in deal order: one string (whitespace or comma separated) or
+        a list of codes (`deal.codes`)."""
+        if not isinstance(text, str):
+            try:
+                codes = list(text)
+            except TypeError:
+                raise DealError(f"card codes are a string or a list of strings, got {type(text).__name__}") from None
+            if not all(isinstance(code, str) for code in codes):
+                raise DealError("card codes are strings such as Ah, Tc, 10d, Ks")
+            text = " ".join(codes)
         try:
             cards = parse_cards(text)
         except CardError as err:
@@ -104,6 +129,11 @@ class Deal:
     def codes(self) -> list[str]:
         """The 52 card codes in deal order."""
         return [format_card(c) for c in self.cards]
+
+    def __repr__(self) -> str:
+        if self.seed is not None:
+            return f"<Deal seed {self.seed} ({self.source})>"
+        return f"<Deal {' '.join(self.codes[:5])} ... (explicit)>"
 
     @property
     def tableau(self) -> list[list[int]]:

@@ -33,7 +33,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from .cards import RANKS, SUITS, format_card, make_card, parse_cards, suit_of, value_of
+from .cards import RANKS, SUITS, format_card, is_plain_number, make_card, parse_cards, suit_of, value_of
 from .deal import TABLEAU_CARDS, Deal, deal_order_to_piles, piles_to_deal_order
 from .errors import CardError, DealError, KlondikeError
 from .game import Game
@@ -162,7 +162,7 @@ def parse_ksolve_string(text: str) -> list[int]:
     deal order already (see the module docstring).
     """
     digits = "".join(text.split())
-    if not digits.isdigit() or not digits.isascii():
+    if not is_plain_number(digits):
         raise DealError("a Klondike-Solver deck string has only digits")
     if len(digits) != 52 * 3:
         raise DealError(f"a Klondike-Solver deck string has 156 digits (52 cards x 3), got {len(digits)}")
@@ -209,7 +209,7 @@ def play_ksolve_moves(deal: Deal, rules: Ruleset, moves: str) -> KsolveLine:
     tokens: list[str] = []
     flips = recycles = 0
     for item in moves.split():
-        if item.startswith("DR") and item[2:].isdigit():
+        if item.startswith("DR") and is_plain_number(item[2:]):
             new = ["D"] * int(item[2:])
         elif item == "NEW":
             new = ["R"]
@@ -221,7 +221,7 @@ def play_ksolve_moves(deal: Deal, rules: Ruleset, moves: str) -> KsolveLine:
             flips += 1
             continue
         else:
-            match = re.fullmatch(r"([W1-7CDHS])([1-7CDHS])(?:-(\d+))?", item)
+            match = re.fullmatch(r"([W1-7CDHS])([1-7CDHS])(?:-([0-9]+))?", item)
             if match is None:
                 raise KlondikeError(f"unknown Klondike-Solver move {item!r}")
             source, target, count = match.group(1), match.group(2), int(match.group(3) or 1)

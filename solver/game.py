@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .cards import fits_on_tableau, format_card, suit_of, value_of
 from .deal import Deal, deal_order_to_piles
 from .errors import IllegalAction
-from .notation import DRAW, RECYCLE, Action, parse_token, move
+from .notation import DRAW, RECYCLE, Action, line_tokens, move, parse_token
 from .rules import Ruleset
 from .score import Breakdown, actions_within_limit, breakdown, card_points, clock_seconds, recycle_penalty
 
@@ -40,6 +40,12 @@ class Position:
         """The dealt position: only the top card of each pile face up."""
         piles, stock = deal_order_to_piles(deal.cards)
         return cls(piles, [len(p) - 1 for p in piles], stock)
+
+    def __str__(self) -> str:
+        """The plain-text picture of `positions.to_text` (which reads it back)."""
+        from .positions import to_text  # positions imports this module
+
+        return to_text(self)
 
     def copy(self) -> "Position":
         """An independent copy (every field is a list of ints or an int, so list copies suffice)."""
@@ -118,6 +124,11 @@ class Game:
     """A game in progress under a ruleset: the position, the clock and the score events."""
 
     def __init__(self, deal: Deal, rules: Ruleset, position: Position | None = None):
+        if position is not None:
+            # positions imports this module; a position built by hand must be one that can occur
+            from .positions import check_position
+
+            check_position(position, allow_unknown=True)
         self.deal = deal
         self.rules = rules
         self.position = position.copy() if position is not None else Position.initial(deal)
@@ -127,6 +138,11 @@ class Game:
         self._history: list[_Counters] = [copy.copy(self.counters)]  # counters after each action
         self._snapshots: list[tuple] = []  # for undo
         # RULES.md 4: auto-play acts after every action, so not on the deal itself.
+
+    def __repr__(self) -> str:
+        origin = f"seed {self.deal.seed} ({self.deal.source})" if self.deal.seed is not None else "explicit deal"
+        return (f"<Game {origin}, {self.rules.name}, {self.actions} action{'' if self.actions == 1 else 's'}, "
+                f"{sum(self.position.foundations)} on the foundations{', won' if self.won else ''}>")
 
     def copy(self) -> "Game":
         """An independent copy of the game, undo history included (searches replay lines on
@@ -236,6 +252,11 @@ class Game:
     # ----- play ------------------------------------------------------------------------------
     def apply(self, action: Action) -> list[Action]:
         """Play one action (checked); return the auto-play moves it caused."""
+        if not isinstance(action, Action):
+            raise TypeError(f"apply() takes an Action (notation.DRAW, notation.move); play() takes a token, "
+                            f"got {type(action).__name__}")
+        if action.auto:
+            raise IllegalAction(f"{action.token} is an auto-play move: the game makes those by itself")
         self.check(action)
         self._snapshots.append((self.position.copy(), copy.copy(self.counters), set(self.placed), len(self.line)))
         pos = self.position
@@ -362,12 +383,13 @@ class ReplayResult:
         return self.error_index is None
 
 
-def replay(deal: Deal, rules: Ruleset, tokens: list[str], position: Position | None = None) -> ReplayResult:
-    """Replay tokens from the deal (or a given position).
+def replay(deal: Deal, rules: Ruleset, tokens, position: Position | None = None) -> ReplayResult:
+    """Replay tokens (a list, or one string of them: `"Ad:1>F D"`) from the deal (or a given position).
 
     Auto-play tokens (`*`) are checked against the moves the game made by itself since the last
     action, in order; they may also be left out of the line.
     """
+    tokens = line_tokens(tokens)
     game = Game(deal, rules, position)
     pending: list[Action] = []
     for index, token in enumerate(tokens):

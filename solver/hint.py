@@ -31,14 +31,15 @@ from dataclasses import dataclass, field
 from . import commitments as commitments_module
 from . import line as line_module
 from .deal import Deal
-from .errors import KlondikeError, PositionError
+from .errors import KlondikeError
 from .game import Game, Position, replay
 from .line import counted
-from .notation import Action, parse_token
+from .notation import Action, line_tokens, parse_token
 from .optimal import best, line_value
-from .positions import UNKNOWN, check_position
+from .positions import UNKNOWN, check_position_under, is_whole_number
 from .positions import to_json as positions_to_json
 from .rules import Ruleset
+from .runner import check_budget
 from .solve import solve
 from .stats import undecided_interval
 
@@ -87,6 +88,9 @@ class Budget:
     time_limit: float | None = DEFAULT_TIME_LIMIT
     max_nodes: int | None = None
     memory_mb: int = DEFAULT_MEMORY_MB
+
+    def __post_init__(self):
+        check_budget(self.max_nodes, self.time_limit, self.memory_mb)
 
     def share(self, parts: int) -> "Budget":
         """One of `parts` equal shares of this budget (the memory is per search, not shared)."""
@@ -143,7 +147,7 @@ def unknown_count(position: Position) -> int:
 
 def replay_played(deal: Deal, rules: Ruleset, tokens) -> Game:
     """The game after the moves played so far; KlondikeError naming the first bad token."""
-    tokens = list(tokens)
+    tokens = line_tokens(tokens)
     result = replay(deal, rules, tokens)
     if not result.legal:
         raise KlondikeError(f"illegal token {tokens[result.error_index]!r} at index {result.error_index} "
@@ -394,6 +398,12 @@ def _best_after(after: Game, budget: Budget) -> Outcome:
                    line_module.tokens(after) + found.line, found.optimal, found.winnable)
 
 
+def _check_top(top) -> None:
+    """KlondikeError unless `top` (how many candidates a hint ranks) is None (all) or a whole number >= 1."""
+    if top is not None and not (is_whole_number(top) and top >= 1):
+        raise KlondikeError(f"top must be a whole number >= 1, or None for every candidate, got {top!r}")
+
+
 def hint_game(game: Game, top: int | None = 1, budget: Budget = Budget(), progress=None) -> Hint:
     """The best next action of a game whose every card is known.
 
@@ -402,6 +412,7 @@ def hint_game(game: Game, top: int | None = 1, budget: Budget = Budget(), progre
     game after it. Stopping now is a candidate under a scoring ruleset. `progress(done, total)` is
     called after each search.
     """
+    _check_top(top)
     began = time.perf_counter()
     game = fork(game)
     stop = [Candidate(None, Outcome(line_value(game), game.won, 0, game.score().total,
@@ -553,9 +564,12 @@ def hint_unknown(game: Game, samples: int = DEFAULT_SAMPLES, rng_seed: int = 0, 
     deal gets the same share; once the time is spent no further sample is started (at least one is),
     and the hint says how many were used.
     """
-    if samples < 1:
-        raise KlondikeError("the number of samples must be at least 1")
+    _check_top(top)
+    if not (is_whole_number(samples) and samples >= 1):
+        raise KlondikeError(f"the number of samples must be a whole number >= 1, got {samples!r}")
     max_samples = samples if max_samples is None else max_samples
+    if not is_whole_number(max_samples):
+        raise KlondikeError(f"the most samples must be a whole number, got {max_samples!r}")
     if max_samples < samples:
         raise KlondikeError("the most samples cannot be fewer than the samples")
     began = time.perf_counter()
@@ -664,10 +678,7 @@ def hint_position(position: Position, rules: Ruleset, samples: int = DEFAULT_SAM
     up to `max_samples`). A typed-in position starts with the clock at 0 and no points (its cards on
     the foundations count as placed).
     """
-    check_position(position, allow_unknown=True)
-    if rules.passes is not None and position.pass_number > rules.passes:
-        raise PositionError(f"pass {position.pass_number} cannot occur under {rules.name}, which allows "
-                            f"{rules.passes} pass{'es' if rules.passes > 1 else ''}")
+    check_position_under(position, rules, allow_unknown=True)
     game = Game(label_deal(), rules, position)
     return _judge(game, samples, rng_seed, top, Budget(time_limit, max_nodes, memory_mb), progress, commitments,
                   max_samples)

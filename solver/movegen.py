@@ -180,6 +180,22 @@ def talon_step(state, draw, pass_limit):
 
 
 @kernel
+def talon_recycles(state, steps, draw):
+    """How many recycles `steps` talon actions from `state` make (each allowed, as a move's steps
+    are). The pass number cannot tell once it has stopped at MAX_PASS_HASHED (unlimited passes)."""
+    length = state[TALON_LEN]
+    waste_count = state[WASTE_COUNT]
+    recycles = 0
+    for _ in range(steps):
+        if waste_count < length:
+            waste_count = waste_count + draw if waste_count + draw < length else length
+        else:
+            waste_count = 0
+            recycles += 1
+    return recycles
+
+
+@kernel
 def put_on_foundation(state, card):
     """Place a card on its foundation."""
     state[FOUNDATION + CARD_SUIT[card]] += 1

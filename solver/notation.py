@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
-from .cards import format_card, parse_card
+from .cards import format_card, is_plain_number, parse_card
 from .errors import CardError, KlondikeError
 
 WASTE = "W"
@@ -29,6 +30,22 @@ class Action:
     target: str | int | None = None
     auto: bool = False
 
+    def __post_init__(self):
+        # Built by hand a pile counts from 1, as in the tokens: 0 or -1 would index another pile.
+        if self.kind in ("draw", "recycle"):
+            return
+        if self.kind != "move":
+            raise TokenError(f"an action's kind is draw, recycle or move, got {self.kind!r}")
+        if not (isinstance(self.card, numbers.Integral) and not isinstance(self.card, bool) and 0 <= self.card < 52):
+            raise TokenError(f"a move's card is an index 0..51 (cards.parse_card), got {self.card!r}")
+        if not (self.source in (WASTE, FOUNDATION) or _is_pile(self.source)):
+            raise TokenError(f"a move's source is 'W', 'F' or a pile 1..7, got {self.source!r}")
+        if not (self.target == FOUNDATION or _is_pile(self.target)):
+            raise TokenError(f"a move's target is 'F' or a pile 1..7, got {self.target!r}")
+
+    def __repr__(self) -> str:
+        return f"<Action {self.token}>"
+
     @property
     def token(self) -> str:
         """The RULES.md section 7 token of this action."""
@@ -43,6 +60,10 @@ class Action:
         return self.token
 
 
+def _is_pile(place) -> bool:
+    return isinstance(place, numbers.Integral) and not isinstance(place, bool) and 1 <= place <= 7
+
+
 DRAW = Action("draw")
 RECYCLE = Action("recycle")
 
@@ -55,7 +76,7 @@ def move(card: int, source, target, auto: bool = False) -> Action:
 def _parse_place(text: str, allowed: str, token: str):
     if text in allowed:
         return text
-    if text.isdigit() and 1 <= int(text) <= 7:
+    if is_plain_number(text) and 1 <= int(text) <= 7:
         return int(text)
     raise TokenError(f"bad token {token!r}: place {text!r} is not one of {', '.join(allowed)} or 1..7")
 
@@ -82,6 +103,20 @@ def parse_token(token: str) -> Action:
     if source == target:
         raise TokenError(f"bad token {token!r}: source and target are the same")
     return Action("move", card, source, target, auto)
+
+
+def line_tokens(line) -> list[str]:
+    """The tokens of a line given as a list (or any sequence) of tokens, or as one string of them
+    (`"Ad:1>F D"`; as `parse_line` reads text); TypeError for anything else."""
+    if isinstance(line, str):
+        return parse_line(line)
+    try:
+        tokens = list(line)
+    except TypeError:
+        raise TypeError(f"a line is a list of tokens or a string of them, got {type(line).__name__}") from None
+    if not all(isinstance(token, str) for token in tokens):
+        raise TypeError("a line's tokens are strings (RULES.md 7: `D`, `R`, `Ad:1>F`)")
+    return tokens
 
 
 def parse_line(text: str) -> list[str]:

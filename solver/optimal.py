@@ -29,13 +29,15 @@ from .bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP
                         best_first_start, compact, heap_key, key_bound, move_heap_top)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
+from .errors import KlondikeError
 from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
 from .objective import (CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_WIN, TALON_CACHE_ENTRIES, WON_BASE,
                         objective_params, set_root)
+from .positions import is_whole_number
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
-from .runner import ChunkedSearch, machine_memory_mb
+from .runner import ChunkedSearch, check_request, machine_memory_mb
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
                      STACK_FULL, TABLE_FULL)
 from .solve import Search, compile_once, deal_fields, search_params, solve
@@ -663,6 +665,14 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     many threads the best-first search runs (`BestFirst`; `default_threads()` is what this machine
     has); the depth-first searches run in one.
     """
+    check_request(deal, rules, start, max_nodes, time_limit, memory_mb)
+    if game is not None:
+        if start is not None:
+            raise KlondikeError("give best() a start position or a game in progress, not both")
+        if not isinstance(game, Game) or game.deal != deal or game.rules != rules:
+            raise KlondikeError("a game in progress given to best() must be a Game of the same deal and rules")
+    if not (is_whole_number(threads) and threads >= 1):
+        raise KlondikeError(f"threads must be a whole number >= 1, got {threads!r}")
     compile_once("winnability", Search, rules, 16)
     for name, kind in (("optimal", BranchAndBound), ("best-first", BestFirst)):
         compile_once(name, lambda position, *args, kind=kind: kind(Game(deal, rules, position), *args), rules, 0,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .cards import is_plain_number
 from .deal import MAX_SEED, Deal
 from .errors import DealError, KlondikeError, RulesError
 from .notation import parse_line
@@ -23,8 +24,10 @@ def parse_seed(text: str) -> int:
     checks its own range: native seeds are below 2^64)."""
     raw = str(text).strip().replace("_", "")
     try:
+        if not raw.isascii():  # int() reads `٣` as 3
+            raise ValueError
         # decimal first (so `007` is 7), then 0x / 0o / 0b prefixes
-        seed = int(raw, 10) if raw.lstrip("+-").isdigit() else int(raw, 0)
+        seed = int(raw, 10) if is_plain_number(raw.lstrip("+-")) else int(raw, 0)
     except ValueError:
         raise DealError(f"bad seed {text!r}: a seed is a whole number >= 0") from None
     if not 0 <= seed <= LARGEST_SEED:

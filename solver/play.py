@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import hint as hint_module
+from .cards import is_plain_number
 from .deal import Deal
 from .errors import KlondikeError
 from .game import Game
@@ -122,7 +123,7 @@ class PlaySession:
         """Play a token or a menu number."""
         actions = self.game.legal_actions()
         try:
-            if text.isascii() and text.isdigit():  # not `²`, which isdigit() takes and int() refuses
+            if is_plain_number(text):
                 number = int(text) if len(text) <= 4 else 0  # int() refuses 4,300 digits and more
                 if not 1 <= number <= len(actions):
                     raise KlondikeError(f"no action number {text} (the menu has 1..{len(actions)})")

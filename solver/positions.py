@@ -17,9 +17,10 @@ The terminal picture is the same text with suit symbols and red cards in colour;
 from __future__ import annotations
 
 import json
+import numbers
 import re
 
-from .cards import SUITS, format_card, parse_card, pretty_card, suit_of, value_of
+from .cards import SUITS, format_card, is_plain_number, parse_card, pretty_card, suit_of, value_of
 from .errors import CardError, PositionError
 from .game import PILES, Position
 
@@ -62,6 +63,9 @@ def _parse_card_or_unknown(text: str, allow_unknown: bool) -> int:
         raise PositionError(str(err)) from None
 
 
+TEXT_LINES = ("foundations", "stock", "waste", "pass") + tuple(str(i) for i in range(1, PILES + 1))
+
+
 def from_text(text: str, allow_unknown: bool = False) -> Position:
     """Parse the text picture (plain or with symbols and colour) into a checked Position."""
     fields: dict[str, str] = {}
@@ -72,14 +76,19 @@ def from_text(text: str, allow_unknown: bool = False) -> Position:
         key, sep, value = line.partition(":")
         if not sep:
             raise PositionError(f"bad position line {raw.strip()!r}: expected 'name: value'")
-        fields[key.strip().lower()] = value.strip()
-    missing = [k for k in ["foundations", "stock", "waste"] + [str(i) for i in range(1, PILES + 1)] if k not in fields]
+        name = key.strip().lower()
+        if name not in TEXT_LINES:
+            raise PositionError(f"bad position line {raw.strip()!r}: a line is one of {', '.join(TEXT_LINES)}")
+        if name in fields:
+            raise PositionError(f"the position text has two {name!r} lines")
+        fields[name] = value.strip()
+    missing = [k for k in TEXT_LINES if k != "pass" and k not in fields]
     if missing:
         raise PositionError(f"position text lacks the line(s): {', '.join(missing)}")
     foundations = [0, 0, 0, 0]
     for item in fields["foundations"].split():
         suit, _, count = item.partition("=")
-        if suit.lower() not in SUITS or not count.isdigit() or int(count) > 13:
+        if suit.lower() not in SUITS or not is_plain_number(count) or int(count) > 13:
             raise PositionError(f"bad foundation {item!r}: expected c=N d=N h=N s=N with N 0..13")
         foundations[SUITS.index(suit.lower())] = int(count)
 
@@ -102,7 +111,7 @@ def from_text(text: str, allow_unknown: bool = False) -> Position:
         piles.append(pile)
         face_down.append(down)
     pass_text = fields.get("pass", "1")
-    if not pass_text.isdigit() or int(pass_text) < 1:
+    if not is_plain_number(pass_text) or int(pass_text) < 1:
         raise PositionError(f"bad pass number {pass_text!r}")
     position = Position(piles, face_down, card_list(fields["stock"]), card_list(fields["waste"]),
                         foundations, int(pass_text))
@@ -167,12 +176,15 @@ def from_json(data, allow_unknown: bool = False) -> Position:
 
 
 def is_whole_number(value) -> bool:
-    """True for a JSON whole number: an int, not a bool (JSON's true is one to Python)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    """True for a whole number: an int (or a numpy integer), not a bool (JSON's true is one to Python)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def check_position(position: Position, allow_unknown: bool = False) -> None:
-    """Raise PositionError unless the position could occur: 52 cards, no duplicates, sane piles."""
+    """Raise PositionError unless the position could occur: 7 piles, 52 cards (card indices
+    0..51, or UNKNOWN where allowed), no duplicates, face-up runs that alternate colours downwards,
+    a pass number from 1. (The solver core takes less: `state.encode`.)"""
+    _check_shape(position)
     if any(not 0 <= f <= 13 for f in position.foundations):
         raise PositionError("a foundation holds 0..13 cards")
     on_foundations = {s * 13 + v for s in range(4) for v in range(position.foundations[s])}
@@ -190,6 +202,8 @@ def check_position(position: Position, allow_unknown: bool = False) -> None:
             seen[card] = where
     if len(seen) + unknown != 52:
         raise PositionError(f"a position holds 52 cards, this one {len(seen) + unknown}")
+    if unknown and not allow_unknown:
+        raise PositionError("unknown cards (??) are for hints: here every card must be known")
     for index, (pile, down) in enumerate(zip(position.piles, position.face_down)):
         if down and down >= len(pile):
             raise PositionError(f"pile {index + 1}: the top card must be face up")
@@ -201,3 +215,35 @@ def check_position(position: Position, allow_unknown: bool = False) -> None:
                 raise PositionError(f"pile {index + 1}: {format_card(upper)} cannot lie on {format_card(lower)}")
     if position.pass_number < 1:
         raise PositionError("the pass number starts at 1")
+
+
+def check_position_under(position: Position, rules, allow_unknown: bool = False) -> None:
+    """`check_position`, and PositionError if its pass number is past what `rules` allow."""
+    check_position(position, allow_unknown)
+    if rules.passes is not None and position.pass_number > rules.passes:
+        raise PositionError(f"pass {position.pass_number} cannot occur under {rules.name}, which allows "
+                            f"{rules.passes} pass{'es' if rules.passes > 1 else ''}")
+
+
+def _check_shape(position: Position) -> None:
+    """PositionError unless every field has the type and length a Position needs (a library user
+    may build one by hand)."""
+    lists = {"piles": position.piles, "face_down": position.face_down, "stock": position.stock,
+             "waste": position.waste, "foundations": position.foundations}
+    for name, value in lists.items():
+        if not isinstance(value, list):
+            raise PositionError(f"a position's {name} is a list, got {type(value).__name__}")
+    if len(position.piles) != PILES or len(position.face_down) != PILES:
+        raise PositionError(f"a position has {PILES} piles and {PILES} face-down counts, got "
+                            f"{len(position.piles)} and {len(position.face_down)}")
+    if len(position.foundations) != 4:
+        raise PositionError(f"a position has 4 foundation counts, got {len(position.foundations)}")
+    cards = [card for pile in position.piles for card in (pile if isinstance(pile, list) else [None])]
+    cards += position.stock + position.waste
+    whole_numbers = cards + position.face_down + position.foundations + [position.pass_number]
+    if not all(is_whole_number(value) for value in whole_numbers):
+        raise PositionError("a position's cards, counts and pass number are whole numbers (a pile is a list)")
+    if any(not (0 <= card < 52 or card == UNKNOWN) for card in cards):
+        raise PositionError("a card is an index 0..51 (UNKNOWN for a card not seen)")
+    if any(down < 0 for down in position.face_down):
+        raise PositionError("a face-down count is at least 0")

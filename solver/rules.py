@@ -14,6 +14,10 @@ TIME_LIMIT_SECONDS = 300
 MAX_PASSES = 127
 
 
+def _is_integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """One set of rules.
@@ -32,10 +36,20 @@ class Ruleset:
     seconds_per_action: float | None = 1.0
 
     def __post_init__(self):
-        if self.draw not in (1, 3):
-            raise RulesError(f"draw must be 1 or 3, got {self.draw}")
-        if self.passes is not None and (not isinstance(self.passes, int) or not 1 <= self.passes <= MAX_PASSES):
-            raise RulesError(f"passes must be a whole number from 1 to {MAX_PASSES}, or unlimited, got {self.passes}")
+        if not isinstance(self.name, str):
+            raise RulesError(f"a ruleset's name is a string, got {self.name!r}")
+        if not _is_integer(self.draw) or self.draw not in (1, 3):
+            raise RulesError(f"draw must be 1 or 3, got {self.draw!r}")
+        object.__setattr__(self, "draw", int(self.draw))  # a numpy integer too, as a plain int
+        if self.passes is not None and (not _is_integer(self.passes) or not 1 <= self.passes <= MAX_PASSES):
+            raise RulesError(f"passes must be a whole number from 1 to {MAX_PASSES}, or unlimited, got {self.passes!r}")
+        if self.passes is not None:
+            object.__setattr__(self, "passes", int(self.passes))
+        for flag in ("foundation_to_tableau", "auto_play"):
+            value = getattr(self, flag)
+            if not (isinstance(value, bool) or type(value).__name__ == "bool_"):  # numpy's bool too
+                raise RulesError(f"{flag} must be True or False, got {value!r}")
+            object.__setattr__(self, flag, bool(value))
         if self.scoring is not None and self.scoring not in SCORINGS:
             raise RulesError(f"unknown scoring {self.scoring!r} (choose harmony, duel or none)")
         if self.seconds_per_action is not None and not (
@@ -44,6 +58,15 @@ class Ruleset:
             # past the 300 s limit no action would count at all
             raise RulesError(f"seconds per action must be a number > 0 and at most {TIME_LIMIT_SECONDS}, "
                              f"got {self.seconds_per_action!r}")
+        preset = globals().get("PRESETS", {}).get(self.name)
+        if preset is not None and preset.parameters() != self.parameters():
+            # a preset's name on other rules would say what they are not: name the differences
+            object.__setattr__(self, "name", _overrides_name(preset, self))
+
+    def parameters(self) -> tuple:
+        """Every parameter but the name: two rulesets with the same parameters play the same game."""
+        return (self.draw, self.passes, self.foundation_to_tableau, self.auto_play, self.scoring,
+                self.seconds_per_action)
 
     @property
     def clock_on(self) -> bool:
@@ -55,7 +78,8 @@ class Ruleset:
         return self.passes is None or passes_started < self.passes
 
     def with_overrides(self, **overrides) -> "Ruleset":
-        """A copy with the given parameters changed (None values are ignored except where noted).
+        """A copy with the given parameters changed; a parameter given as UNSET is left as it is
+        (None is a value: unlimited passes, no scoring, no clock).
 
         A preset's name gets each parameter that differs from the preset, as its command-line option
         says it (`classic+draw=3+passes=unlimited+foundation-to-tableau`), so that two rulesets of
@@ -143,6 +167,8 @@ def parse_passes(text: str) -> int | None:
     if str(text).lower() in ("unlimited", "inf", "none"):
         return None
     try:
+        if isinstance(text, str) and not text.isascii():  # int() reads `٣` as 3
+            raise ValueError
         value = int(text)
     except ValueError:
         raise RulesError(f"passes must be a whole number from 1 to {MAX_PASSES}, or 'unlimited', got {text!r}") from None

@@ -64,6 +64,39 @@ def keep_freed_memory() -> bool:
     return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, -1))
 
 
+def check_request(deal, rules, start=None, max_nodes=None, time_limit=None, memory_mb=1) -> None:
+    """TypeError or KlondikeError for what a search cannot take, before it starts: a deal that is
+    not a Deal, rules not a Ruleset, a `start` that cannot occur (`positions.check_position`), a node
+    budget that is not a whole number >= 1, a time limit that is not a number > 0, memory that is
+    not a whole number of MB >= 1. (None: no budget of that kind.)"""
+    from .deal import Deal
+    from .positions import check_position
+    from .rules import Ruleset
+
+    if not isinstance(deal, Deal):
+        raise TypeError(f"deal must be a Deal (Deal.from_seed, Deal.from_codes), got {type(deal).__name__}")
+    if not isinstance(rules, Ruleset):
+        raise TypeError(f"rules must be a Ruleset (rules.get_ruleset), got {type(rules).__name__}")
+    if start is not None:
+        check_position(start)
+    check_budget(max_nodes, time_limit, memory_mb)
+
+
+def check_budget(max_nodes=None, time_limit=None, memory_mb=1) -> None:
+    """KlondikeError unless the node budget is a whole number >= 1, the time limit a number of
+    seconds > 0 and the memory a whole number of MB >= 1 (None: no budget of that kind)."""
+    from .errors import KlondikeError
+    from .positions import is_whole_number
+
+    if max_nodes is not None and not (is_whole_number(max_nodes) and max_nodes >= 1):
+        raise KlondikeError(f"max_nodes must be a whole number >= 1 or None, got {max_nodes!r}")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+                                       and time_limit > 0 and not math.isnan(time_limit)):
+        raise KlondikeError(f"time_limit must be a number of seconds > 0 or None, got {time_limit!r}")
+    if not (is_whole_number(memory_mb) and memory_mb >= 1):
+        raise KlondikeError(f"memory_mb must be a whole number >= 1, got {memory_mb!r}")
+
+
 SLICE_DONE = "slice done"  # `run_within`: its slice of nodes is searched, no budget ran out
 
 

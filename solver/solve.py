@@ -21,7 +21,7 @@ from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_EN
                       PARAM_F2T, PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, PARAM_WAIT,
                       apply_move)
 from .rules import Ruleset
-from .runner import SLICE_DONE, ChunkedSearch
+from .runner import SLICE_DONE, ChunkedSearch, check_request
 from .search import CTX_DEPTH, EXHAUSTED, FORCED_ROWS, WIN, follow_forced_moves, search_chunk
 from .state import STATE_SIZE, encode
 from .tt import evict, rehash
@@ -355,8 +355,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     foundation->tableau allowed, without those moves (`portfolio_members`). `progress`, if given,
     is called with the total node count after every chunk.
     """
-    if memory_mb < 1:
-        raise ValueError("memory must be at least 1 MB")
+    check_request(deal, rules, start, max_nodes, time_limit, memory_mb)
     compile_once("winnability", Search, rules, 16)
     began = time.perf_counter()
     position = start if start is not None else Position.initial(deal)

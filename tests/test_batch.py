@@ -397,8 +397,14 @@ def test_dask_cluster_gives_the_same_rows_and_resumes(tmp_path):
 def test_a_malformed_cluster_address_is_refused_at_once(address):
     pytest.importorskip("distributed")
     # refused before a Client is made: one made with such an address hangs 30 s while it closes
-    result = run_cli("batch", "1", "--cluster", address, *BUDGET)
+    result = run_cli("batch", "1", "--cluster", address, "--max-nodes", NODES)
     assert result.exit_code == 2 and "is not a Dask scheduler address" in one_error_line(result)
+
+
+def test_jobs_with_a_cluster_is_refused():
+    # the cluster's workers run the deals: --jobs would be ignored without a word
+    result = run_cli("batch", "1", "--cluster", "tcp://127.0.0.1:8786", *BUDGET)
+    assert result.exit_code == 2 and "--jobs would change nothing" in one_error_line(result)
 
 
 def test_cluster_without_dask_is_one_clear_line(monkeypatch):

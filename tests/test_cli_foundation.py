@@ -135,6 +135,14 @@ def test_replay_line_file_illegal(tmp_path):
     (["solve", "0", "--json", "--show"], ["--show", "choose one"]),
     (["best", "0", "--json", "--show"], ["--show", "choose one"]),
     (["deal", "--deal-file", "LINEFILE", "--source", "pysol"], ["--source pysol", "--deal-file"]),
+    (["deal", "0", "--json", "--rules", "duel"], ["--rules", "change nothing"]),
+    (["deal", "0", "--format", "ksolve", "--no-auto-play"], ["--no-auto-play", "change nothing"]),
+    # digits other than ASCII: isdigit() takes them, int() refuses `²` and reads `٣` as 3
+    (["deal", "\u0663"], ["bad seed"]),
+    (["deal", "\uff13"], ["bad seed"]),
+    (["replay", "0", "Ah:\u00b2>F"], ["place"]),
+    (["replay", "0", "Ah:\u0663>F"], ["place"]),
+    (["replay", "0", "D", "--passes", "\u0663"], ["passes"]),
 ])
 def test_bad_input_one_line_no_traceback(tmp_path, args, words):
     line_file = tmp_path / "line.txt"

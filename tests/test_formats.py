@@ -324,7 +324,8 @@ def test_ksolve_move_lists_that_do_not_fit_are_errors():
     """Klondike-Solver move lists are played on our engine; a move that is unknown, takes a card
     from an empty place, or that our rules refuse is an error naming the move."""
     deal = Deal.from_seed(1)
-    for moves in ("XY", "W1", "DR1 NEW"):
+    # `DR²` and `12-٣`: digits isdigit() and the regex's \\d take, which int() refuses or misreads
+    for moves in ("XY", "W1", "DR1 NEW", "DR\u00b2", "DR\u0663", "12-\u0663"):
         with pytest.raises(KlondikeError):
             play_ksolve_moves(deal, PRESETS["classic"], moves)
     line = play_ksolve_moves(deal, PRESETS["classic"], "DR2 F1")

@@ -12,6 +12,7 @@ exhaustive oracle (`optimal_oracle`) and pyksolve's minimal solver.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -113,6 +114,19 @@ def test_best_line_without_the_clock_replays():
     result = best(deal, rules, max_nodes=150_000)
     game = check_result(result, deal, rules)
     assert game.score().clock == 0
+
+
+@pytest.mark.parametrize("pass_number", [126, 300])
+def test_every_recycle_costs_past_the_highest_pass_the_core_counts(pass_number):
+    """With unlimited passes the core's pass number stops at MAX_PASS_HASHED (a signed byte); a
+    position typed in at or near it (`hint --position`) still pays 400 a recycle. The core once
+    valued these lines 400 a recycle too high, and `best` stopped on the engine's check."""
+    deal = Deal.from_seed(3)
+    start = dataclasses.replace(Position.initial(deal), pass_number=pass_number)
+    result = best(deal, DUEL, start=start, max_nodes=20_000)
+    game = check_result(result, deal, DUEL, start)
+    recycles = result.line.count("R")
+    assert recycles >= 2 and game.score().recycles == -400 * recycles
 
 
 # ----- 2. small positions against the exhaustive oracle --------------------------------------------

@@ -97,11 +97,23 @@ def test_hand_built_position():
     ("foundations: c=14 d=13 h=12 s=10\n1: Kh\n2: Js\n3: [Ks] Qs", "foundation"),
     ("foundations: c=13 d=13 h=12 x=10\n1: Kh\n2: Js\n3: [Ks] Qs", "foundation"),
     ("foundations: c=13 d=13 h=12 s=10\npass: 0\n1: Kh\n2: Js\n3: [Ks] Qs", "pass"),
+    ("foundations: c=13 d=13 h=12 s=10\npass: \u0662\n1: Kh\n2: Js\n3: [Ks] Qs", "pass"),  # not 2
+    ("foundations: c=\u0661\u0663 d=13 h=12 s=10\n1: Kh\n2: Js\n3: [Ks] Qs", "foundation"),
     ("foundations: c=13 d=13 h=12 s=10\n1: Kh\n2: Js\n3: [Ks] ??", "unknown"),
 ])
 def test_bad_positions(text, reason):
     with pytest.raises(PositionError, match=reason):
         build(text)
+
+
+@pytest.mark.parametrize("extra, reason", [("8: -", "a line is one of"), ("1: -", "two '1' lines"),
+                                           ("waste: -", "two 'waste' lines")])
+def test_a_line_too_many_is_refused(extra, reason):
+    # it was dropped without a word (an eighth pile), or it replaced the line before
+    text = GOOD + "\n4: -\n5: -\n6: -\n7: -\nstock: -\nwaste: -\n"
+    from_text(text)
+    with pytest.raises(PositionError, match=reason):
+        from_text(text + extra)
 
 
 def test_missing_lines_and_garbage():

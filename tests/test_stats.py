@@ -190,6 +190,7 @@ def test_a_partial_last_line_is_ignored(tmp_path):
     (HEADER + "\n", "has no rows"),
     (HEADER + "\n1,native,classic,win,1,2,abc,,,\n", "line 2: not a batch row (could not convert"),
     (HEADER + "\nx,native,classic,win,1,2,0.1,,,\n", "line 2: not a batch row"),
+    (HEADER + "\n\u0663,native,classic,win,1,2,0.1,,,\n", "line 2: not a batch row"),  # int() reads it as 3
     (HEADER + "\n1,native,classic,win,1,2," + "9" * 200_000 + ",,,\n", "line 2: not a batch row"),
     ('{"seed": 1, "result": "win", "seconds": NaN}\n', "seconds must be a number >= 0"),
     ('{"seed": 1, "result": "win", "nodes": 1e400}\n', "nodes must be a whole number >= 0"),
