@@ -72,7 +72,7 @@ def parse_deal_text(text: str) -> Deal:
         data = _load_json(stripped)
         if fmt == "solvitaire":
             return Deal(tuple(parse_solvitaire(data)))
-        return Deal(tuple(_parse_native_json(data)))
+        return _seeded_if_named(data, Deal(tuple(_parse_native_json(data))))
     return Deal(tuple(_parse_native_codes(stripped)))
 
 
@@ -142,6 +142,29 @@ def _parse_native_json(data) -> list[int]:
     if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
         raise DealError("a JSON deal's \"deal\" must be a list of 52 card codes")
     return _parse_native_codes(" ".join(codes))
+
+
+def _seeded_if_named(data, deal: Deal) -> Deal:
+    """Our `deal --json` object names its seed and source: the deal with them, so that what is
+    read back says `seed 3 (native)` as the deal it was written from. DealError if the cards are
+    not that seed's (the label would be false); the explicit deal where the source cannot be dealt
+    here (an optional package missing)."""
+    if not isinstance(data, dict) or data.get("seed") is None:
+        return deal
+    seed, source = data["seed"], data.get("source", "native")
+    if isinstance(seed, bool) or not isinstance(seed, int) or source not in ("native", "pysol", "ksolve"):
+        raise DealError(f"a JSON deal's \"seed\" is a whole number and its \"source\" native, pysol or ksolve, "
+                        f"got {seed!r} and {source!r}")
+    try:
+        named = Deal.from_seed(seed, source)
+    except DealError:
+        if source == "native":  # always dealt here: the seed itself is bad
+            raise
+        return deal
+    if named.cards != deal.cards:
+        raise DealError(f"the JSON deal's cards are not those of seed {seed} ({source}): leave out \"seed\" "
+                        f"for an explicit deal")
+    return named
 
 
 def _load_json(text: str):

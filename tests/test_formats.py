@@ -81,6 +81,18 @@ def test_parsed_deals_are_explicit():
     """A deal read from text has no seed: the text, not a generator, defines it."""
     deal = parse_deal_text(export_deal(Deal.from_seed(5, "pysol"), "pysol"))
     assert (deal.seed, deal.source) == (None, "explicit")
+    assert parse_deal_text(json.dumps(DEAL5.codes)).seed is None
+
+
+@pytest.mark.parametrize("source", ["native", "pysol", "ksolve"])
+def test_our_json_keeps_the_seed_it_names_when_the_cards_are_that_seeds(source):
+    deal = Deal.from_seed(5, source)
+    assert parse_deal_text(json.dumps(deal.to_json())) == deal
+    other = dict(deal.to_json(), seed=6)
+    with pytest.raises(DealError, match="not those of seed 6"):
+        parse_deal_text(json.dumps(other))
+    explicit = dict(deal.to_json(), seed=None)
+    assert parse_deal_text(json.dumps(explicit)) == Deal(deal.cards)
 
 
 # --- Klondike-Solver numeric string -------------------------------------------------------------
