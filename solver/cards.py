@@ -23,6 +23,20 @@ def is_plain_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def string_items(value, what: str, error: type[Exception] = TypeError) -> list[str] | None:
+    """The items of `value`, a list (or any sequence) of strings, or None if it is one string;
+    `error` saying `what` it should be otherwise. Card codes and lines come either way."""
+    if isinstance(value, str):
+        return None
+    try:
+        items = list(value)
+    except TypeError:
+        raise error(f"{what} are a string or a list of strings, got {type(value).__name__}") from None
+    if not all(isinstance(item, str) for item in items):
+        raise error(f"{what} are strings")
+    return items
+
+
 def make_card(suit: int, value: int) -> int:
     """The card index of a suit (0..3, c d h s) and a value (1..13)."""
     return suit * 13 + (value - 1)

@@ -10,7 +10,7 @@ import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cards import format_card, parse_cards
+from .cards import format_card, parse_cards, string_items
 from .errors import CardError, DealError
 
 MASK64 = (1 << 64) - 1
@@ -102,13 +102,8 @@ class Deal:
     def from_codes(cls, text) -> "Deal":
         """A deal from 52 card codes in deal order: one string (whitespace or comma separated) or
         a list of codes (`deal.codes`)."""
-        if not isinstance(text, str):
-            try:
-                codes = list(text)
-            except TypeError:
-                raise DealError(f"card codes are a string or a list of strings, got {type(text).__name__}") from None
-            if not all(isinstance(code, str) for code in codes):
-                raise DealError("card codes are strings such as Ah, Tc, 10d, Ks")
+        codes = string_items(text, "card codes (Ah, Tc, 10d, Ks)", DealError)
+        if codes is not None:
             text = " ".join(codes)
         try:
             cards = parse_cards(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
-from .cards import format_card, is_plain_number, parse_card
+from .cards import format_card, is_plain_number, parse_card, string_items
 from .errors import CardError, KlondikeError
 
 WASTE = "W"
@@ -108,15 +108,8 @@ def parse_token(token: str) -> Action:
 def line_tokens(line) -> list[str]:
     """The tokens of a line given as a list (or any sequence) of tokens, or as one string of them
     (`"Ad:1>F D"`; as `parse_line` reads text); TypeError for anything else."""
-    if isinstance(line, str):
-        return parse_line(line)
-    try:
-        tokens = list(line)
-    except TypeError:
-        raise TypeError(f"a line is a list of tokens or a string of them, got {type(line).__name__}") from None
-    if not all(isinstance(token, str) for token in tokens):
-        raise TypeError("a line's tokens are strings (RULES.md 7: `D`, `R`, `Ad:1>F`)")
-    return tokens
+    tokens = string_items(line, "a line's tokens (RULES.md 7: `D`, `R`, `Ad:1>F`)")
+    return parse_line(line) if tokens is None else tokens
 
 
 def parse_line(text: str) -> list[str]:
