@@ -19,7 +19,6 @@ rate comes with a 95% Wilson interval, beside the published figures for play wit
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import statistics
 import sys
@@ -31,6 +30,8 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from tqdm import tqdm
 
+from benchmarks.stats_util import (MAX_SEEDS, check_seed_count, non_negative_int, positive_int, positive_seconds,
+                                   writable_file, write_report)
 from solver.deal import Deal
 from solver.game import Game
 from solver.hint import Observer, fork, honest_hint, look_through_stock, position_key
@@ -147,46 +148,48 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
         description="Play whole draw-3 unlimited-pass games with the honest hint only; report the win rate.")
-    parser.add_argument("--games", type=int, default=20, help="number of deals (native seeds) to play (default 20)")
-    parser.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
-    parser.add_argument("--time-limit", type=float, default=5.0,
-                        help="seconds per hint; no further sample is started past it (default 5)")
-    parser.add_argument("--max-nodes", type=int, default=2_000_000,
+    parser.add_argument("--games", type=positive_int, default=20,
+                        help=f"number of deals (native seeds) to play, at most {MAX_SEEDS:,} (default 20)")
+    parser.add_argument("--first-seed", type=non_negative_int, default=1,
+                        help="the first native seed (0 <= seed < 2^64); the games take the seeds from it on"
+                             " (default 1)")
+    parser.add_argument("--time-limit", type=positive_seconds, default=5.0,
+                        help="seconds per hint, > 0; no further sample is started past it (default 5)")
+    parser.add_argument("--max-nodes", type=non_negative_int, default=2_000_000,
                         help="nodes per hint, shared by its searches; 0 for no limit (default 2,000,000)")
-    parser.add_argument("--samples", type=int, default=16, help="sampled deals per hint (default 16)")
-    parser.add_argument("--max-samples", type=int, default=None,
-                        help="close candidates get more samples, up to this many (default: 4 x --samples, so 64)")
-    parser.add_argument("--max-actions", type=int, default=1000, help="actions before a game is stopped (default 1000)")
-    parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
+    parser.add_argument("--samples", type=positive_int, default=16, help="sampled deals per hint (default 16)")
+    parser.add_argument("--max-samples", type=positive_int, default=None,
+                        help="close candidates get more samples, up to this many, at least --samples"
+                             f" (default: {ADAPTIVE_FACTOR} x --samples, so 64)")
+    parser.add_argument("--max-actions", type=positive_int, default=1000,
+                        help="actions before a game is stopped (default 1000)")
+    parser.add_argument("--jobs", type=positive_int, default=1, help="games played at once (default 1)")
     parser.add_argument("--look-first", action="store_true",
-                        help="draw the stock through once before the first hint (every stock card then known)")
+                        help="draw the stock through once before the first hint (every stock card then known;"
+                             " default off)")
     parser.add_argument("--commitments", action="store_true",
-                        help="hints weigh commitments instead of single actions; the whole commitment is played")
-    parser.add_argument("--json", type=Path, default=None, help="also write the figures and every game to this file")
+                        help="hints weigh commitments instead of single actions; the whole commitment is played"
+                             " (default off)")
+    parser.add_argument("--json", type=writable_file, default=None,
+                        help="also write the figures and every game to this file (checked at start; default none)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=sys.stderr.isatty(),
                         help="a progress bar on stderr (default: on a terminal)")
-    parser.add_argument("--games-table", action="store_true", help="print one row per game")
+    parser.add_argument("--games-table", action="store_true", help="print one row per game (default off)")
     return parser
 
 
 def main(argv=None) -> int:
     """Run the benchmark and print the report."""
-    args = build_parser().parse_args(argv)
-    for name in ("games", "samples", "jobs", "max_actions"):
-        if getattr(args, name) < 1:
-            print(f"honest_play: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
-            return 2
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        check_seed_count(args.games, args.first_seed + args.games - 1)
+    except argparse.ArgumentTypeError as error:
+        parser.error(f"argument --first-seed/--games: {error}")
     if args.max_samples is None:
         args.max_samples = ADAPTIVE_FACTOR * args.samples
     if args.max_samples < args.samples:
-        print("honest_play: error: --max-samples must be at least --samples", file=sys.stderr)
-        return 2
-    if args.max_nodes < 0:
-        print("honest_play: error: --max-nodes must be >= 0", file=sys.stderr)
-        return 2
-    if args.time_limit <= 0:
-        print("honest_play: error: --time-limit must be > 0", file=sys.stderr)
-        return 2
+        parser.error("argument --max-samples: must be at least --samples")
     try:
         records = run(args.games, args.first_seed, args.samples, args.time_limit, args.max_nodes or None,
                       args.max_actions, args.jobs, args.progress, args.look_first, args.commitments,
@@ -215,9 +218,8 @@ def main(argv=None) -> int:
           f"(total {s['total']:.0f} s); actions per game: mean {summary['actions_per_game']:.0f}")
     print("games ended: " + ", ".join(f"{end} {count}" for end, count in summary["ends"].items()))
     print(f"published, hidden cards: {PUBLISHED}")
-    if args.json is not None:
-        args.json.write_text(json.dumps({"rules": RULES.to_json(), "settings": vars(args) | {"json": str(args.json)},
-                                         "summary": summary, "games": records}, indent=1), encoding="utf-8")
+    write_report(args.json, {"rules": RULES.to_json(), "settings": vars(args) | {"json": str(args.json)},
+                             "summary": summary, "games": records})
     return 0
 
 

@@ -39,14 +39,15 @@ from tqdm import tqdm
 
 from benchmarks.peers import (CRASHED, DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, TIMEOUT, WorkerProcess,
                               pyksolve_available, pyksolve_supports)
-from benchmarks.stats_util import (parse_rule_names, parse_seeds, percentile, ratio_summary, run_script, secs,
-                                   write_report)
+from benchmarks.stats_util import (int_between, parse_rule_names, parse_seeds, percentile, positive_int,
+                                   positive_seconds, ratio_summary, run_script, seconds_or_zero, secs, seeds_help,
+                                   writable_file, write_report)
 from solver.benchmark import BENCH_RULESETS
 from solver.deal import Deal
 from solver.errors import KlondikeError
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import replay
-from solver.optimal import BEST_MEMORY_MB, best, default_threads
+from solver.optimal import BEST_MEMORY_MB, MAX_THREADS, best, default_threads
 from solver.rules import PRESETS, Ruleset
 from solver.runner import keep_freed_memory
 
@@ -180,6 +181,11 @@ def run_peer(worker: MinimalWorker, seed: int, rules: Ruleset, max_states: int, 
 
 # --- figures ----------------------------------------------------------------------------------------
 
+def dash(value: int | None) -> str:
+    """A value for a table cell: `-` for None."""
+    return "-" if value is None else str(value)
+
+
 def number(value: float) -> str:
     """A mean with one decimal, or n/a."""
     return "n/a" if value is None or math.isnan(value) else f"{value:.1f}"
@@ -202,6 +208,8 @@ def summarize(rules: Ruleset, deals: list[OurDeal]) -> dict:
         "proved": len(proved),
         "proved_fraction": len(proved) / len(deals) if deals else math.nan,
         "won": sum(d.won for d in deals),
+        "proved_wins": sum(d.won for d in proved),
+        "proved_losses": sum(not d.won for d in proved),
         "median_seconds": percentile(times, 50),
         "mean_seconds": mean(times),
         "max_seconds": max(times, default=math.nan),
@@ -268,20 +276,43 @@ def compare(ours: list[OurDeal], peer: list[PeerDeal]) -> dict:
     }
 
 
+def percent(fraction: float) -> str:
+    """A fraction as a percentage with one decimal, or n/a."""
+    return "n/a" if math.isnan(fraction) else f"{100 * fraction:.1f}%"
+
+
+def plural(count: int, word: str, words: str) -> str:
+    """`1 win`, `2 wins`."""
+    return f"{count} {word if count == 1 else words}"
+
+
+def proved_kinds(summary: dict) -> str:
+    """What the proved deals are: `1 win, 2 losses: their best stop`, and the wins not proved."""
+    unproved_wins = summary["won"] - summary["proved_wins"]
+    if not summary["proved"]:
+        return f"{plural(unproved_wins, 'win', 'wins')} found, not proved optimal" if unproved_wins else "no win found"
+    text = f"{plural(summary['proved_wins'], 'win', 'wins')}, {plural(summary['proved_losses'], 'loss', 'losses')}"
+    if summary["proved_losses"]:
+        text += ": their best stop"
+    if unproved_wins:
+        text += f"; {plural(unproved_wins, 'more win', 'more wins')} not proved optimal"
+    return text
+
+
 def print_section(name: str, rules: Ruleset, summary: dict) -> None:
     """Print one ruleset's figures: proved share, times, gaps."""
     pad = " " * 10
     objective = "highest score" if rules.scoring else "fewest actions"
     print(f"\n== {name}: {rules.describe().partition(': ')[2]}; objective: {objective}")
-    gap_what = "bound - score" if rules.scoring else "actions - bound"
-    lines = [f"proved optimal {summary['proved']}/{summary['deals']} = {100 * summary['proved_fraction']:.1f}%"
-             f"  (won {summary['won']})",
+    gap_what, unit = ("bound - score", "points") if rules.scoring else ("actions - bound", "actions")
+    lines = [f"proved optimal {summary['proved']}/{summary['deals']} = {percent(summary['proved_fraction'])}"
+             f"  ({proved_kinds(summary)})",
              f"seconds per deal: median {secs(summary['median_seconds'])}, mean {secs(summary['mean_seconds'])},"
              f" max {secs(summary['max_seconds'])}"]
     if summary["not_proved"]:
         if summary["gap_deals"]:
-            text = (f"not proved {summary['not_proved']}: mean gap ({gap_what}) {summary['mean_gap']:.1f},"
-                    f" max {summary['max_gap']} over {summary['gap_deals']} deals")
+            text = (f"not proved {summary['not_proved']}: mean gap ({gap_what}) {summary['mean_gap']:.1f} {unit},"
+                    f" max {summary['max_gap']} {unit} over {plural(summary['gap_deals'], 'deal', 'deals')}")
         else:
             text = f"not proved {summary['not_proved']}"
         if summary["not_proved_without_gap"]:
@@ -324,7 +355,7 @@ def print_peer(ours: list[OurDeal], peer: list[PeerDeal], comparison: dict, per_
             p = by_seed[o.seed]
             ours_actions = str(o.actions) if o.won else "-"
             peer_actions = str(p.actions) if p.actions is not None else "-"
-            print(f"{o.seed:>8}  {ours_actions:>6} {'yes' if o.optimal else 'no':>6} {str(o.bound):>6}"
+            print(f"{o.seed:>8}  {ours_actions:>6} {'yes' if o.optimal else 'no':>6} {dash(o.bound):>6}"
                   f" {secs(o.seconds):>9}  |  {peer_actions:>8} {p.status:<22} {secs(p.seconds):>9}")
 
 
@@ -334,27 +365,31 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of this benchmark."""
     parser = argparse.ArgumentParser(description="Optimal-line benchmark: proved share, time and gap per ruleset;"
                                                  " pyksolve's solve_minimal beside on its own rules.")
-    parser.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-200"),
-                        help="seed range A-B (inclusive), or several separated by commas (default 1-200)")
-    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per deal for best (default 60)")
-    parser.add_argument("--memory", type=int, default=BEST_MEMORY_MB,
+    parser.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-200"), help=seeds_help("1-200"))
+    parser.add_argument("--time-limit", type=seconds_or_zero, default=60.0,
+                        help="seconds per deal for best; 0 for none (default 60)")
+    parser.add_argument("--memory", type=positive_int, default=BEST_MEMORY_MB,
                         help=f"MB for best per deal (default {BEST_MEMORY_MB}, best's own)")
-    parser.add_argument("--threads", type=int, default=default_threads(),
-                        help="threads of best's best-first search (default: the cores here, as `klondike best`)")
+    parser.add_argument("--threads", type=int_between(1, MAX_THREADS), default=default_threads(),
+                        help=f"threads of best's best-first search, 1 to {MAX_THREADS} (default {default_threads()}:"
+                             " the cores here, as `klondike best`)")
     parser.add_argument("--rules", type=parse_rule_names,
                         default=parse_rule_names("classic,classic-draw3,harmony,duel"),
                         help=f"comma-separated rulesets among {', '.join(BENCH_RULESETS)}"
                              " (default classic,classic-draw3,harmony,duel)")
     parser.add_argument("--peer", action="store_true",
-                        help=f"add {' and '.join(PEER_RULES)} and run pyksolve's solve_minimal on their deals")
-    parser.add_argument("--peer-timeout", type=float, default=60.0, help="seconds per deal for pyksolve (default 60)")
-    parser.add_argument("--peer-max-states", type=int, default=DEFAULT_MAX_STATES,
+                        help=f"add {' and '.join(PEER_RULES)} and run pyksolve's solve_minimal on their deals"
+                             " (default off)")
+    parser.add_argument("--peer-timeout", type=positive_seconds, default=60.0,
+                        help="seconds per deal for pyksolve, > 0 (default 60)")
+    parser.add_argument("--peer-max-states", type=positive_int, default=DEFAULT_MAX_STATES,
                         help=f"pyksolve's max_closed_count (default {DEFAULT_MAX_STATES:,})")
     parser.add_argument("--per-deal", action=argparse.BooleanOptionalAction, default=None,
                         help="a row per deal beside pyksolve (default: when at most 20 deals)")
-    parser.add_argument("--json", type=Path, default=None, help="also write every figure and deal to this file")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
-                        help="progress bars on stderr (default on)")
+    parser.add_argument("--json", type=writable_file, default=None,
+                        help="also write every figure and deal to this file (checked at start; default none)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=sys.stderr.isatty(),
+                        help="progress bars on stderr (default: on when stderr is a terminal)")
     parser.add_argument("--peer-worker", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -391,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
 
     report = {"seeds": args.seeds, "time_limit": time_limit, "memory_mb": args.memory, "threads": args.threads,
               "rulesets": []}
+    if args.peer:
+        report.update(peer=peer_enabled, peer_timeout=args.peer_timeout, peer_max_states=args.peer_max_states)
     worker = MinimalWorker() if peer_enabled else None
     try:
         for name in names:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from solver.benchmark import BENCH_RULESETS, parse_range
+from solver.deal import MAX_SEED
 from solver.errors import KlondikeError
 from solver.stats import percentile as percentile_of_sorted
 from solver.stats import wilson_interval as solver_wilson_interval
@@ -79,15 +81,108 @@ def verdict_summary(verdicts: Sequence[str]) -> dict:
 
 # --- command-line arguments shared by the benchmarks -----------------------------------------------
 
+MAX_SEEDS = 10_000_000  # the most seeds one benchmark run takes (each deal's figures are kept)
+
+
+def check_seed_count(count: int, highest: int) -> None:
+    """Refuse seeds past the native range (0 <= seed < 2^64) or more than MAX_SEEDS of them, with
+    an argparse error (before any list of them is built)."""
+    if highest >= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"seed {highest} out of range: a native seed is below 2^64")
+    if count > MAX_SEEDS:
+        raise argparse.ArgumentTypeError(f"{count:,} seeds: at most {MAX_SEEDS:,} in one run")
+
+
+def seeds_help(default: str) -> str:
+    """The --help text of a --seeds option."""
+    return (f"native seeds (0 <= seed < 2^64): a range A-B (inclusive), a seed, or several separated by commas;"
+            f" at most {MAX_SEEDS:,} in all (default {default})")
+
+
 def parse_seeds(text: str) -> list[int]:
-    """`1-1000`, `7`, or a comma-separated list of those, as a list of distinct seeds in order."""
-    seeds: dict[int, None] = {}
+    """`1-1000`, `7`, or a comma-separated list of those, as a list of distinct seeds in order.
+
+    Every seed must be a native one (0 <= seed < 2^64) and there may be at most MAX_SEEDS in all
+    (checked on the ranges, before the list is built)."""
+    ranges = []
     for part in text.split(","):
         try:
-            seeds.update(dict.fromkeys(parse_range(part.strip())))
+            ranges.append(parse_range(part.strip()))
         except KlondikeError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
+    check_seed_count(sum(seeds.stop - seeds.start for seeds in ranges), max(seeds.stop - 1 for seeds in ranges))
+    seeds: dict[int, None] = {}
+    for part in ranges:
+        seeds.update(dict.fromkeys(part))
     return list(seeds)
+
+
+def int_between(low: int, high: int | None = None) -> Callable[[str], int]:
+    """argparse type: a whole number from `low` to `high` (None: no upper end)."""
+    wanted = f">= {low}" if high is None else f"from {low} to {high}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected a whole number {wanted}, got {text!r}")
+        return value
+    parse.__name__ = f"int_between_{low}_{high}"
+    return parse
+
+
+positive_int = int_between(1)
+non_negative_int = int_between(0)  # where the option gives 0 a meaning of its own
+
+
+def _finite_float(text: str) -> float | None:
+    """The number in `text`, or None if it is not a finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type: a finite number of seconds > 0."""
+    value = _finite_float(text)
+    if value is None or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def seconds_or_zero(text: str) -> float:
+    """argparse type: a finite number of seconds >= 0 (0 meaning no limit, as the option says)."""
+    value = _finite_float(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0 (0 for no limit), got {text!r}")
+    return value
+
+
+def writable_file(text: str) -> Path:
+    """argparse type: a file the report can be written to, checked now rather than after the run.
+
+    An existing file is opened for appending (its contents untouched); a new one is created and
+    removed again."""
+    path = Path(text)
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text}: it is a directory")
+    try:
+        if path.exists():
+            with open(path, "a", encoding="utf-8"):
+                pass
+        else:
+            with open(path, "x", encoding="utf-8"):
+                pass
+            os.unlink(path)
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {error.strerror or error}") from None
+    return path
 
 
 def parse_rule_names(text: str) -> list[str]:

@@ -30,8 +30,9 @@ from tqdm import tqdm
 
 from benchmarks.peers import DEFAULT_MAX_STATES, PeerOutcome, PyksolvePool, pyksolve_available, pyksolve_supports
 from benchmarks.solver_runner import DealOutcome, SolveSettings, solve_seeds
-from benchmarks.stats_util import (parse_rule_names, parse_seeds, percentile, run_script, secs, time_summary,
-                                   verdict_summary, write_report)
+from benchmarks.stats_util import (non_negative_int, parse_rule_names, parse_seeds, percentile, positive_int,
+                                   positive_seconds, run_script, seconds_or_zero, secs, seeds_help, time_summary,
+                                   verdict_summary, writable_file, write_report)
 from solver.benchmark import BENCH_RULESETS, warm_up
 from solver.deal import Deal
 from solver.formats import export_deal
@@ -57,14 +58,6 @@ print(json.dumps({"import_seconds": imported - began, "warm_up_seconds": warm_up
 
 # --- command line ----------------------------------------------------------------------------------
 
-def positive_int(text: str) -> int:
-    """An integer >= 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(
@@ -72,22 +65,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rules", type=parse_rule_names, default=parse_rule_names("ksolve-draw3"),
                         help=f"comma-separated rulesets among {', '.join(BENCH_RULESETS)} (default ksolve-draw3)")
     parser.add_argument("--seeds", default="1-1000",
-                        help="seed range A-B (inclusive), or several separated by commas (default 1-1000)")
-    parser.add_argument("--time-limit", type=float, default=60.0,
+                        help=seeds_help("1-1000"))
+    parser.add_argument("--time-limit", type=seconds_or_zero, default=60.0,
                         help="seconds per deal for our solver; 0 for none (default 60)")
     parser.add_argument("--memory", type=positive_int, default=512, help="MB for our solver per deal (default 512)")
-    parser.add_argument("--max-nodes", type=positive_int, default=None, help="node budget per deal (default none)")
+    parser.add_argument("--max-nodes", type=positive_int, default=None,
+                        help="node budget per deal for our solver (default none)")
     parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True,
                         help="also run pyksolve where the rules are its own (default on)")
-    parser.add_argument("--peer-timeout", type=float, default=60.0, help="seconds per deal for pyksolve (default 60)")
+    parser.add_argument("--peer-timeout", type=positive_seconds, default=60.0,
+                        help="seconds per deal for pyksolve, > 0 (default 60)")
     parser.add_argument("--peer-max-states", type=positive_int, default=DEFAULT_MAX_STATES,
                         help=f"pyksolve's max_closed_count (default {DEFAULT_MAX_STATES:,})")
     parser.add_argument("--jobs", type=positive_int, default=1,
                         help="worker processes per solver (default 1: deals run one at a time)")
-    parser.add_argument("--slowest", type=int, default=5, help="how many slowest seeds to list (default 5)")
-    parser.add_argument("--json", type=Path, default=None, help="also write every figure and deal to this file")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
-                        help="progress bars on stderr (default on)")
+    parser.add_argument("--slowest", type=non_negative_int, default=5,
+                        help="how many slowest seeds to list (default 5)")
+    parser.add_argument("--json", type=writable_file, default=None,
+                        help="also write every figure and deal to this file (checked at start; default none)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=sys.stderr.isatty(),
+                        help="progress bars on stderr (default: on when stderr is a terminal)")
     return parser
 
 
