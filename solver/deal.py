@@ -75,7 +75,8 @@ class Deal:
         try:
             cards = tuple(self.cards)
         except TypeError:
-            raise DealError(f"a deal's cards are a sequence of 52 card indices, got {type(self.cards).__name__}") from None
+            raise DealError(f"a deal's cards are a sequence of 52 card indices, "
+                            f"got {type(self.cards).__name__}") from None
         if not all(isinstance(card, numbers.Integral) and not isinstance(card, bool) for card in cards):
             raise DealError("a deal's cards are whole numbers, card indices 0..51 (Deal.from_codes reads codes)")
         # a tuple of plain ints whatever was given (a list, numpy integers): hashable, and equal

@@ -71,7 +71,8 @@ def encode(position) -> np.ndarray:
     """The state array of a reference-engine Position (no unknown cards); PositionError for one
     the array cannot hold (a game never makes one: a pile of more than 20 cards, a talon of more
     than 24; the reference engine plays them, for its tests)."""
-    if any(len(pile) > PILE_SLOTS for pile in position.piles) or len(position.stock) + len(position.waste) > TALON_SLOTS:
+    talon_length = len(position.stock) + len(position.waste)
+    if any(len(pile) > PILE_SLOTS for pile in position.piles) or talon_length > TALON_SLOTS:
         raise PositionError(f"the solver takes piles of at most {PILE_SLOTS} cards and a stock and waste of at "
                             f"most {TALON_SLOTS} together (no game makes more)")
     state = np.zeros(STATE_SIZE, dtype=np.int8)
