@@ -85,6 +85,9 @@ class Deal:
         check_deck(self.cards)
         if self.seed is not None and not (isinstance(self.seed, numbers.Integral) and not isinstance(self.seed, bool)):
             raise DealError(f"a deal's seed is a whole number or None, got {self.seed!r}")
+        if self.source == "native" and self.seed is not None and tuple(native_deck(self.seed)) != self.cards:
+            # output would name the seed: the cards must be its deal (Deal.from_seed makes it so)
+            raise DealError(f"these cards are not the deal of native seed {self.seed} (Deal.from_seed deals it)")
 
     @classmethod
     def from_seed(cls, seed: int, source: str = "native") -> "Deal":

@@ -130,7 +130,7 @@ def test_deals_take_any_sequence_of_card_indices_and_refuse_the_rest():
     assert Deal(np.array(DEAL.cards), 3, "native") == DEAL
     assert Deal.from_seed(np.int64(3)) == DEAL
     assert Deal.from_codes(DEAL.codes).cards == DEAL.cards
-    for bad in (lambda: Deal.from_seed(True), lambda: Deal.from_seed("3"), lambda: Deal(tuple(map(float, DEAL.cards))),
+    for bad in (lambda: Deal(range(52), 3, "native"), lambda: Deal.from_seed(True), lambda: Deal.from_seed("3"), lambda: Deal(tuple(map(float, DEAL.cards))),
                 lambda: Deal(5), lambda: Deal.from_codes(None)):
         with pytest.raises(DealError):
             bad()
