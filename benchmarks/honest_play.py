@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import signal
 import statistics
 import sys
 import time
@@ -30,8 +31,9 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from tqdm import tqdm
 
-from benchmarks.stats_util import (MAX_SEEDS, check_seed_count, non_negative_int, positive_int, positive_seconds,
-                                   writable_file, write_report)
+from benchmarks.stats_util import (MAX_SEEDS, Interruption, check_seed_count, ignore_interrupts, interrupted_line,
+                                   non_negative_int, partial_fields, positive_int, positive_seconds, raise_terminated,
+                                   run_script, writable_file, write_report)
 from solver.deal import Deal
 from solver.game import Game
 from solver.hint import Observer, fork, honest_hint, look_through_stock, position_key
@@ -106,23 +108,32 @@ def _play(args: tuple) -> dict:
 
 def run(games: int, first_seed: int, samples: int, time_limit: float, max_nodes: int | None, max_actions: int,
         jobs: int, show_progress: bool, look_first: bool = False, commitments: bool = False,
-        max_samples: int | None = None) -> list[dict]:
-    """Play `games` deals (native seeds from `first_seed`); the records in seed order."""
+        max_samples: int | None = None, records: list[dict] | None = None) -> list[dict]:
+    """Play `games` deals (native seeds from `first_seed`); the records in seed order.
+
+    Each record is also appended to `records` (when given) as its game ends, so that the games
+    finished are known when Ctrl-C stops the run (the worker processes are then stopped)."""
     tasks = [(seed, samples, time_limit, max_nodes, max_actions, look_first, commitments, max_samples)
              for seed in range(first_seed, first_seed + games)]
-    records = []
-    with tqdm(total=games, desc="honest play", unit="game", file=sys.stderr, disable=not show_progress) as bar:
-        if jobs == 1:
-            results = map(_play, tasks)
-        else:
-            pool = multiprocessing.Pool(jobs)
-            results = pool.imap_unordered(_play, tasks)
-        for record in results:
-            records.append(record)
-            bar.set_postfix(won=sum(r["won"] for r in records), refresh=False)
-            bar.update()
-        if jobs != 1:
-            pool.close()
+    records = [] if records is None else records
+    pool = None
+    try:
+        with tqdm(total=games, desc="honest play", unit="game", file=sys.stderr, disable=not show_progress) as bar:
+            if jobs == 1:
+                results = map(_play, tasks)
+            else:
+                pool = multiprocessing.Pool(jobs, initializer=ignore_interrupts)
+                results = pool.imap_unordered(_play, tasks)
+            for record in results:
+                records.append(record)
+                bar.set_postfix(won=sum(r["won"] for r in records), refresh=False)
+                bar.update()
+            if pool is not None:
+                pool.close()
+                pool.join()
+    finally:
+        if pool is not None:  # after Ctrl-C (or an error), the games in play are not waited for
+            pool.terminate()
             pool.join()
     return sorted(records, key=lambda r: r["seed"])
 
@@ -179,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the benchmark and print the report."""
+    """Run the benchmark and print the report; returns the exit status (130 after Ctrl-C, 143 after
+    SIGTERM: the figures of the games finished are printed and written all the same, marked partial)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -190,14 +202,13 @@ def main(argv=None) -> int:
         args.max_samples = ADAPTIVE_FACTOR * args.samples
     if args.max_samples < args.samples:
         parser.error("argument --max-samples: must be at least --samples")
-    try:
-        records = run(args.games, args.first_seed, args.samples, args.time_limit, args.max_nodes or None,
-                      args.max_actions, args.jobs, args.progress, args.look_first, args.commitments,
-                      args.max_samples)
-    except KeyboardInterrupt:
-        print("honest_play: interrupted", file=sys.stderr)
-        return 130
-    summary = summarize(records)
+    signal.signal(signal.SIGTERM, raise_terminated)
+    records: list[dict] = []
+    stopped = Interruption()
+    with stopped:
+        run(args.games, args.first_seed, args.samples, args.time_limit, args.max_nodes or None, args.max_actions,
+            args.jobs, args.progress, args.look_first, args.commitments, args.max_samples, records)
+    records.sort(key=lambda r: r["seed"])
     seeds = f"{args.first_seed}-{args.first_seed + args.games - 1}"
     print(f"honest play: {RULES.describe()}")
     nodes = f"{args.max_nodes:,} nodes" if args.max_nodes else "no node limit"
@@ -206,6 +217,15 @@ def main(argv=None) -> int:
                                            if args.max_samples and args.max_samples > args.samples else "")
     print(f"seeds {seeds}; per hint {samples}, {args.time_limit:g} s, {nodes}; {args.jobs} job(s)"
           + (f"; the player {player}" if player else ""))
+    settings = vars(args) | {"json": str(args.json)}
+    if stopped:
+        if not records:
+            print(f"interrupted: 0 of {args.games} games done; no figures")
+            write_report(args.json, {"rules": RULES.to_json(), "settings": settings, "summary": None, "games": [],
+                                     **partial_fields(0, args.games)})
+            return stopped.exit_code
+        print(interrupted_line(len(records), args.games, "games"))
+    summary = summarize(records)
     if args.games_table:
         for r in records:
             print(f"  seed {r['seed']:>6}  {'won ' if r['won'] else 'lost'}  {r['actions']:4d} actions  "
@@ -218,10 +238,10 @@ def main(argv=None) -> int:
           f"(total {s['total']:.0f} s); actions per game: mean {summary['actions_per_game']:.0f}")
     print("games ended: " + ", ".join(f"{end} {count}" for end, count in summary["ends"].items()))
     print(f"published, hidden cards: {PUBLISHED}")
-    write_report(args.json, {"rules": RULES.to_json(), "settings": vars(args) | {"json": str(args.json)},
-                             "summary": summary, "games": records})
-    return 0
+    write_report(args.json, {"rules": RULES.to_json(), "settings": settings, "summary": summary, "games": records,
+                             **(partial_fields(len(records), args.games) if stopped else {"interrupted": False})})
+    return stopped.exit_code
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

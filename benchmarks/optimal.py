@@ -39,8 +39,10 @@ from tqdm import tqdm
 
 from benchmarks.peers import (CRASHED, DEFAULT_MAX_STATES, PYKSOLVE_VERDICTS, READY, TIMEOUT, WorkerProcess,
                               pyksolve_available, pyksolve_supports)
-from benchmarks.stats_util import (int_between, parse_rule_names, parse_seeds, percentile, positive_int,
-                                   positive_seconds, ratio_summary, run_script, seconds_or_zero, secs, seeds_help,
+from benchmarks.stats_util import (Interruption, ignore_interrupts, int_between, interrupted_ruleset, parse_rule_names,
+                                   parse_seeds, partial_fields, percentile, positive_int, positive_seconds,
+                                   print_interrupted_stage,
+                                   raise_terminated, ratio_summary, run_script, seconds_or_zero, secs, seeds_help,
                                    writable_file, write_report)
 from solver.benchmark import BENCH_RULESETS
 from solver.deal import Deal
@@ -115,6 +117,7 @@ def peer_solve_one(deal_string: str, draw: int, max_states: int) -> dict:
 def serve_peer() -> None:
     """Worker main loop (`python -m benchmarks.optimal --peer-worker`): `ready`, then one JSON
     request per stdin line -> one JSON answer per stdout line."""
+    ignore_interrupts()  # Ctrl-C is the benchmark's to handle: it kills this worker
     import pyksolve.solver  # noqa: F401  (loaded before the first deal's clock starts)
 
     sys.stdout.write(READY + "\n")
@@ -394,13 +397,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _exit_on_sigterm(signum, frame) -> None:
-    sys.exit(128 + signum)
+def report_ruleset(report: dict, name: str, ours: list[OurDeal], peer: list[PeerDeal] | None,
+                   per_deal: bool) -> dict:
+    """Print one ruleset's figures (pyksolve's beside when it ran) and add its section to the report.
+
+    Only the deals pyksolve finished are compared (all of them, unless the run was interrupted)."""
+    rules = BENCH_RULESETS[name]
+    summary = summarize(rules, ours)
+    print_section(name, rules, summary)
+    section = {"name": name, "rules": rules.to_json(), "summary": summary, "deals": [asdict(d) for d in ours]}
+    if peer:
+        finished = {p.seed for p in peer}
+        both = [o for o in ours if o.seed in finished]
+        comparison = compare(both, peer)
+        print_peer(both, peer, comparison, per_deal)
+        section.update(pyksolve=comparison, pyksolve_deals=[asdict(p) for p in peer])
+    sys.stdout.flush()
+    report["rulesets"].append(section)
+    return section
+
+
+def report_interruption(report: dict, names: list[str], asked: int, current: str | None, ours: list[OurDeal],
+                        peer: list[PeerDeal] | None, per_deal: bool) -> None:
+    """After Ctrl-C: say where the run stopped, print the figures of the ruleset it cut short
+    (`current`, over the deals finished) and mark the report partial."""
+    current, not_run, later = interrupted_ruleset(report, names, asked, current)
+    if current is None:
+        return
+    stage, done = print_interrupted_stage(current, asked, later, ours, peer)
+    if ours:
+        report_ruleset(report, current, ours, peer, per_deal).update(partial_fields(done, asked), stage=stage)
+    report.update(partial_fields(done, asked), interrupted_ruleset=current, interrupted_stage=stage,
+                  rulesets_not_run=not_run)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; returns the exit code."""
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    """Run the benchmark; returns the exit code (130 after Ctrl-C, 143 after SIGTERM: the figures of
+    the deals finished are printed and written all the same, marked partial)."""
+    signal.signal(signal.SIGTERM, raise_terminated)
     keep_freed_memory()  # deal after deal in one process, as in `batch` (also the peer's worker)
     args = build_parser().parse_args(argv)
     if args.peer_worker:
@@ -423,45 +457,47 @@ def main(argv: list[str] | None = None) -> int:
     elif peer_enabled:
         print(f"pyksolve: solve_minimal, max_closed_count {args.peer_max_states:,}, timeout {secs(args.peer_timeout)}"
               " per deal; its actions in our sense = normalized - flips + recycles, checked by replaying its line")
+    sys.stdout.flush()
 
     report = {"seeds": args.seeds, "time_limit": time_limit, "memory_mb": args.memory, "threads": args.threads,
-              "rulesets": []}
+              "rulesets": [], "interrupted": False}
     if args.peer:
         report.update(peer=peer_enabled, peer_timeout=args.peer_timeout, peer_max_states=args.peer_max_states)
     worker = MinimalWorker() if peer_enabled else None
+    stopped = Interruption()
+    current: str | None = None  # the ruleset being run, not yet reported
+    ours: list[OurDeal] = []
+    peer: list[PeerDeal] | None = None
     try:
-        for name in names:
-            rules = BENCH_RULESETS[name]
-            ours: list[OurDeal] = []
-            proved = 0
-            with tqdm(total=len(args.seeds), desc=f"{name} ours", unit="deal", file=sys.stderr, leave=False,
-                      disable=not args.progress) as bar:
-                for seed in args.seeds:
-                    outcome = run_ours(seed, rules, time_limit, args.memory, args.threads)
-                    ours.append(outcome)
-                    proved += outcome.optimal
-                    bar.set_postfix(proved=proved, refresh=False)
-                    bar.update()
-            summary = summarize(rules, ours)
-            print_section(name, rules, summary)
-            section = {"name": name, "rules": rules.to_json(), "summary": summary, "deals": [asdict(d) for d in ours]}
-            if worker is not None and pyksolve_supports(rules):
-                peer: list[PeerDeal] = []
-                with tqdm(total=len(args.seeds), desc=f"{name} pyksolve", unit="deal", file=sys.stderr,
-                          leave=False, disable=not args.progress) as bar:
+        with stopped:
+            for name in names:
+                rules = BENCH_RULESETS[name]
+                current, ours, peer = name, [], None
+                proved = 0
+                with tqdm(total=len(args.seeds), desc=f"{name} ours", unit="deal", file=sys.stderr, leave=False,
+                          disable=not args.progress) as bar:
                     for seed in args.seeds:
-                        peer.append(run_peer(worker, seed, rules, args.peer_max_states, args.peer_timeout))
+                        outcome = run_ours(seed, rules, time_limit, args.memory, args.threads)
+                        ours.append(outcome)
+                        proved += outcome.optimal
+                        bar.set_postfix(proved=proved, refresh=False)
                         bar.update()
-                comparison = compare(ours, peer)
-                print_peer(ours, peer, comparison, per_deal)
-                section.update(pyksolve=comparison, pyksolve_deals=[asdict(p) for p in peer])
-            sys.stdout.flush()
-            report["rulesets"].append(section)
+                if worker is not None and pyksolve_supports(rules):
+                    peer = []
+                    with tqdm(total=len(args.seeds), desc=f"{name} pyksolve", unit="deal", file=sys.stderr,
+                              leave=False, disable=not args.progress) as bar:
+                        for seed in args.seeds:
+                            peer.append(run_peer(worker, seed, rules, args.peer_max_states, args.peer_timeout))
+                            bar.update()
+                report_ruleset(report, name, ours, peer, per_deal)
+                current = None
     finally:
         if worker is not None:
-            worker.close()
+            worker.close(kill=stopped.interrupted)  # after Ctrl-C, its deal in progress is not waited for
+    if stopped:
+        report_interruption(report, names, len(args.seeds), current, ours, peer, per_deal)
     write_report(args.json, report)
-    return 0
+    return stopped.exit_code
 
 
 if __name__ == "__main__":

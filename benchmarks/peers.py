@@ -105,6 +105,9 @@ def solve_one(deal_string: str, draw: int, max_states: int) -> dict:
 def serve() -> None:
     """Worker main loop: a `ready` line once pyksolve is loaded, then one JSON request per stdin
     line -> one JSON answer per stdout line."""
+    # Ctrl-C is the benchmark's to handle (it kills this worker); SIGTERM ends it at once
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     import pyksolve.solver  # noqa: F401  (loaded before the first deal's clock starts)
 
     keep_freed_memory()  # as our own searches do, deal after deal

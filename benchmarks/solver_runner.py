@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from benchmarks.memory import own_peak_rss_mb, worker_peak_rss_mb
+from benchmarks.stats_util import ignore_interrupts
 from solver.benchmark import warm_up
 from solver.deal import Deal
 from solver.rules import Ruleset
@@ -63,9 +64,10 @@ def _solve_task(task: tuple[int, SolveSettings]) -> DealOutcome:
 
 
 def _warm_worker() -> None:
-    """Pool initializer: load the numba kernels before the first timed deal."""
+    """Pool initializer: leave Ctrl-C to the parent; load the numba kernels before the first timed deal."""
     global _in_worker_process
     _in_worker_process = True
+    ignore_interrupts()  # Ctrl-C is the benchmark's: it stops the pool
     warm_up()
 
 

@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -213,13 +214,108 @@ def write_report(path: Path | None, report: dict) -> None:
         print(f"\nwrote {path}")
 
 
+# --- stopping a long run: Ctrl-C or SIGTERM, and the figures of what was finished ------------------------
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, routed as Ctrl-C is (`raise_terminated`): the run stops and reports what it finished."""
+
+
+def raise_terminated(signum, frame) -> None:
+    """SIGTERM handler: stop the run as Ctrl-C does (the exit status is then 128 + 15)."""
+    raise Terminated()
+
+
+def ignore_interrupts() -> None:
+    """In a worker process (pool initializer, peer worker): leave Ctrl-C to the benchmark, which
+    stops the workers itself, and let SIGTERM end the process at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def interrupt_exit_code(terminated: bool) -> int:
+    """130 after Ctrl-C, 143 after SIGTERM."""
+    return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
+
+
+class Interruption:
+    """A context manager that stops Ctrl-C (KeyboardInterrupt) and SIGTERM (Terminated) in its block
+    and remembers that one came; true once one has. Enter it outside a block's pools and workers:
+    they see the interrupt first and are stopped. It may be entered again (and nested); the
+    exception itself is not kept, so nothing of the interrupted block stays alive."""
+
+    def __init__(self):
+        self.interrupted = False
+        self.terminated = False
+
+    def __bool__(self) -> bool:
+        return self.interrupted
+
+    def __enter__(self) -> "Interruption":
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> bool:
+        if exc_type is None or not issubclass(exc_type, KeyboardInterrupt):
+            return False
+        self.interrupted = True
+        self.terminated = self.terminated or issubclass(exc_type, Terminated)
+        return True
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status: 0 when not interrupted, else 130 (Ctrl-C) or 143 (SIGTERM)."""
+        return interrupt_exit_code(self.terminated) if self.interrupted else 0
+
+
+def interrupted_line(done: int, asked: int, what: str = "deals", where: str = "") -> str:
+    """`interrupted: 150 of 200 deals done; the figures below are for those` (`where` after `done`)."""
+    return f"interrupted: {done} of {asked} {what} done{where}; the figures below are for those"
+
+
+def partial_fields(done: int, asked: int) -> dict:
+    """The fields a report takes when its run was interrupted."""
+    return {"interrupted": True, "done": done, "asked": asked}
+
+
+def interrupted_ruleset(report: dict, names: list[str], asked: int, current: str | None) -> tuple:
+    """After Ctrl-C in a run over the rulesets `names` (`asked` deals each): (the ruleset cut short,
+    the rulesets not run, their mention for the printed line). If the run stopped between two
+    rulesets, or while `current`'s figures were printed, the ruleset is None: the line is printed
+    and the report marked here."""
+    reported = [section["name"] for section in report["rulesets"]]
+    if current in reported:
+        current = None
+    not_run = [name for name in names if name not in reported and name != current]
+    later = f"; {', '.join(not_run)} not run" if not_run else ""
+    if current is None:
+        print(f"\ninterrupted: {len(reported)} of {len(names)} rulesets done{later}")
+        report.update(interrupted=True, done=asked, asked=asked, interrupted_ruleset=None, interrupted_stage=None,
+                      rulesets_not_run=not_run)
+    return current, not_run, later
+
+
+def print_interrupted_stage(name: str, asked: int, later: str, ours: list, peer: list | None) -> tuple[str, int]:
+    """Print where a ruleset's run stopped: in ours (`peer` None) or in pyksolve's, which only
+    the deals both finished are compared on. Returns (stage, deals done in it)."""
+    if peer is None:
+        if ours:
+            print("\n" + interrupted_line(len(ours), asked, "deals", f" on {name}{later}"))
+        else:
+            print(f"\ninterrupted: 0 of {asked} deals done on {name}{later}; no figures for it")
+        return "ours", len(ours)
+    print(f"\ninterrupted: {len(peer)} of {asked} deals done by pyksolve on {name} (ours: all {len(ours)}{later});"
+          f" the figures below are for those, and only the {len(peer)} both finished are compared")
+    return "pyksolve", len(peer)
+
+
 def run_script(main: Callable[[], int]) -> None:
-    """Run a benchmark's main and exit with its code; Ctrl-C exits with 130 and one line."""
+    """Run a benchmark's main and exit with its code. A Ctrl-C (or SIGTERM) that main lets through
+    (before any deal, or a second one while the figures are printed) exits at once with 130
+    (143) and one line."""
     try:
         sys.exit(main())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(interrupt_exit_code(isinstance(error, Terminated)))
 
 
 def secs(seconds: float | None) -> str:

@@ -30,9 +30,11 @@ from tqdm import tqdm
 
 from benchmarks.peers import DEFAULT_MAX_STATES, PeerOutcome, PyksolvePool, pyksolve_available, pyksolve_supports
 from benchmarks.solver_runner import DealOutcome, SolveSettings, solve_seeds
-from benchmarks.stats_util import (non_negative_int, parse_rule_names, parse_seeds, percentile, positive_int,
-                                   positive_seconds, run_script, seconds_or_zero, secs, seeds_help, time_summary,
-                                   verdict_summary, writable_file, write_report)
+from benchmarks.stats_util import (Interruption, interrupted_ruleset, non_negative_int, parse_rule_names, parse_seeds,
+                                   partial_fields, percentile, positive_int, positive_seconds, print_interrupted_stage,
+                                   raise_terminated,
+                                   run_script, seconds_or_zero, secs, seeds_help, time_summary, verdict_summary,
+                                   writable_file, write_report)
 from solver.benchmark import BENCH_RULESETS, warm_up
 from solver.deal import Deal
 from solver.formats import export_deal
@@ -100,15 +102,21 @@ def measure_first_run() -> dict:
         return {"error": str(error)}
 
 
-def follow(outcomes, bar) -> list:
-    """Collect the outcomes as they come, with the verdict counts on the progress bar."""
+def follow(outcomes, bar, collected: list) -> list:
+    """Collect the outcomes into `collected` as they come, with the verdict counts on the progress bar.
+
+    The iterator is closed on the way out, so that its pool stops even when Ctrl-C lands here."""
     counts: Counter = Counter()
-    collected = []
-    for outcome in outcomes:
-        collected.append(outcome)
-        counts[outcome.result] += 1
-        bar.set_postfix(win=counts["win"], loss=counts["loss"], unknown=counts["unknown"], refresh=False)
-        bar.update()
+    outcomes = iter(outcomes)
+    try:
+        for outcome in outcomes:
+            collected.append(outcome)
+            counts[outcome.result] += 1
+            bar.set_postfix(win=counts["win"], loss=counts["loss"], unknown=counts["unknown"], refresh=False)
+            bar.update()
+    finally:
+        if hasattr(outcomes, "close"):
+            outcomes.close()
     return collected
 
 
@@ -118,26 +126,32 @@ def in_seed_order(outcomes: list, seeds: list[int]) -> list:
     return sorted(outcomes, key=lambda o: order[o.seed])
 
 
-def run_our_solver(seeds: list[int], settings: SolveSettings, jobs: int, label: str,
-                   show_progress: bool) -> tuple[list[DealOutcome], float]:
-    """Solve every seed with our solver; returns the outcomes in seed order and the wall time."""
+def run_our_solver(seeds: list[int], settings: SolveSettings, jobs: int, label: str, show_progress: bool,
+                   stopped: Interruption) -> tuple[list[DealOutcome], float]:
+    """Solve every seed with our solver; returns the outcomes in seed order and the wall time.
+
+    Ctrl-C (or SIGTERM) stops the workers and is caught by `stopped`: the deals finished are returned."""
     began = time.perf_counter()
-    with tqdm(total=len(seeds), desc=label, unit="deal", file=sys.stderr, leave=False,
-              disable=not show_progress) as bar:
-        outcomes = follow(solve_seeds(seeds, settings, jobs), bar)
+    outcomes: list[DealOutcome] = []
+    with stopped, tqdm(total=len(seeds), desc=label, unit="deal", file=sys.stderr, leave=False,
+                       disable=not show_progress) as bar:
+        follow(solve_seeds(seeds, settings, jobs), bar, outcomes)
     wall_seconds = time.perf_counter() - began
     return in_seed_order(outcomes, seeds), wall_seconds
 
 
-def run_pyksolve(seeds: list[int], rules: Ruleset, args: argparse.Namespace,
-                 label: str) -> tuple[list[PeerOutcome], float]:
-    """Solve every seed's deal with pyksolve; returns the outcomes in seed order and the wall time."""
+def run_pyksolve(seeds: list[int], rules: Ruleset, args: argparse.Namespace, label: str,
+                 stopped: Interruption) -> tuple[list[PeerOutcome], float]:
+    """Solve every seed's deal with pyksolve; returns the outcomes in seed order and the wall time.
+
+    Ctrl-C (or SIGTERM) kills the workers and is caught by `stopped`: the deals finished are returned."""
     deals = [(seed, export_deal(Deal.from_seed(seed), "ksolve")) for seed in seeds]
     began = time.perf_counter()
-    with PyksolvePool(args.jobs, args.peer_timeout, args.peer_max_states) as pool, \
+    outcomes: list[PeerOutcome] = []
+    with stopped, PyksolvePool(args.jobs, args.peer_timeout, args.peer_max_states) as pool, \
             tqdm(total=len(seeds), desc=label, unit="deal", file=sys.stderr, leave=False,
                  disable=not args.progress) as bar:
-        outcomes = follow(pool.solve_deals(deals, rules.draw), bar)
+        follow(pool.solve_deals(deals, rules.draw), bar, outcomes)
     wall_seconds = time.perf_counter() - began
     return in_seed_order(outcomes, seeds), wall_seconds
 
@@ -328,14 +342,57 @@ def print_section(section: dict, jobs: int) -> None:
 
 # --- main --------------------------------------------------------------------------------------------
 
-def _exit_on_sigterm(signum, frame) -> None:
-    """SIGTERM handler: exit through the normal unwinding so worker processes are stopped."""
-    sys.exit(128 + signum)
+def build_section(name: str, ours: list[DealOutcome], ours_wall: float, peer: list[PeerOutcome] | None,
+                  peer_wall: float, peer_skipped: str | None, slowest_count: int) -> dict:
+    """One ruleset's figures: ours, and pyksolve's beside when it ran (else why not: `peer_skipped`).
+
+    The comparison takes only the deals both finished (all of them, unless the run was interrupted)."""
+    rules = BENCH_RULESETS[name]
+    section = {"name": name, "description": rules.describe().partition(": ")[2], "rules": rules.to_json(),
+               "published": published_win_rate(rules),
+               "ours": summarize_ours(ours, ours_wall, slowest_count), "ours_deals": [asdict(o) for o in ours],
+               "pyksolve": None, "pyksolve_deals": None, "comparison": None, "pyksolve_skipped": peer_skipped}
+    if peer is not None:
+        section.update(pyksolve=summarize_peer(peer, peer_wall, slowest_count),
+                       pyksolve_deals=[asdict(o) for o in peer], comparison=compare(ours, peer))
+    return section
+
+
+def peer_skipped_because(peer_enabled: bool, rules: Ruleset) -> str | None:
+    """Why pyksolve does not run on these rules (None when it does)."""
+    if not peer_enabled:
+        return "not run (--no-peer or not installed)"
+    if not pyksolve_supports(rules):
+        return ("not run: Klondike-Solver plays only draw 1/3, unlimited passes, foundation->tableau,"
+                " no auto-play")
+    return None
+
+
+def report_interruption(report: dict, names: list[str], asked: int, current: dict | None, jobs: int,
+                        slowest_count: int) -> None:
+    """After Ctrl-C: say where the run stopped, print the figures of the ruleset it cut short
+    (`current`: its name and the deals finished) and mark the report partial."""
+    name, not_run, later = interrupted_ruleset(report, names, asked, current and current["name"])
+    if name is None:
+        return
+    ours, peer = current["ours"], current["peer"]
+    stage, done = print_interrupted_stage(name, asked, later, ours, peer)
+    skipped = (current["peer_skipped"] or "not run: interrupted") if peer is None else None
+    if peer is not None and not peer:
+        peer, skipped = None, "not run: interrupted before its first deal"
+    if ours:
+        section = build_section(name, ours, current["ours_wall"], peer, current["peer_wall"], skipped, slowest_count)
+        section.update(partial_fields(done, asked), stage=stage)
+        print_section(section, jobs)
+        report["rulesets"].append(section)
+    report.update(partial_fields(done, asked), interrupted_ruleset=name, interrupted_stage=stage,
+                  rulesets_not_run=not_run)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; returns the exit status."""
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    """Run the benchmark; returns the exit status (130 after Ctrl-C, 143 after SIGTERM: the figures
+    of the deals finished are printed and written all the same, marked partial)."""
+    signal.signal(signal.SIGTERM, raise_terminated)
     keep_freed_memory()  # deal after deal in one process, as in `batch`
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -364,33 +421,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pyksolve: solve_fast, max_closed_count {args.peer_max_states:,}, timeout {secs(args.peer_timeout)}"
               " per deal (persistent worker, restarted after a timeout); 'Impossible' (no move at the start)"
               " counts as a loss, 'CouldNotComplete' as unknown")
+    sys.stdout.flush()
 
     report = {"seeds": seeds, "time_limit": time_limit, "memory_mb": args.memory, "max_nodes": args.max_nodes,
               "jobs": args.jobs, "peer_timeout": args.peer_timeout, "peer_max_states": args.peer_max_states,
-              "first_run": first_run, "this_process_warm_up_seconds": this_process_warm_up, "rulesets": []}
-    for name in args.rules:
-        rules = BENCH_RULESETS[name]
-        settings = SolveSettings(rules, time_limit, args.memory, args.max_nodes)
-        ours, ours_wall = run_our_solver(seeds, settings, args.jobs, f"{name} ours", args.progress)
-        section = {"name": name, "description": rules.describe().partition(": ")[2], "rules": rules.to_json(),
-                   "published": published_win_rate(rules),
-                   "ours": summarize_ours(ours, ours_wall, args.slowest), "ours_deals": [asdict(o) for o in ours],
-                   "pyksolve": None, "pyksolve_deals": None, "comparison": None, "pyksolve_skipped": None}
-        if not peer_enabled:
-            section["pyksolve_skipped"] = "not run (--no-peer or not installed)"
-        elif not pyksolve_supports(rules):
-            section["pyksolve_skipped"] = ("not run: Klondike-Solver plays only draw 1/3, unlimited passes,"
-                                           " foundation->tableau, no auto-play")
-        else:
-            peer, peer_wall = run_pyksolve(seeds, rules, args, f"{name} pyksolve")
-            section.update(pyksolve=summarize_peer(peer, peer_wall, args.slowest),
-                           pyksolve_deals=[asdict(o) for o in peer], comparison=compare(ours, peer))
-        print_section(section, args.jobs)
-        sys.stdout.flush()
-        report["rulesets"].append(section)
-
+              "first_run": first_run, "this_process_warm_up_seconds": this_process_warm_up, "rulesets": [],
+              "interrupted": False}
+    stopped = Interruption()
+    current = None  # the ruleset being run and the deals it finished, until its figures are printed
+    with stopped:
+        for name in args.rules:
+            rules = BENCH_RULESETS[name]
+            settings = SolveSettings(rules, time_limit, args.memory, args.max_nodes)
+            current = {"name": name, "ours": [], "ours_wall": math.nan, "peer": None, "peer_wall": math.nan,
+                       "peer_skipped": peer_skipped_because(peer_enabled, rules)}
+            current["ours"], current["ours_wall"] = run_our_solver(seeds, settings, args.jobs, f"{name} ours",
+                                                                   args.progress, stopped)
+            if stopped:
+                break
+            if current["peer_skipped"] is None:
+                current["peer"], current["peer_wall"] = run_pyksolve(seeds, rules, args, f"{name} pyksolve", stopped)
+                if stopped:
+                    break
+            section = build_section(name, current["ours"], current["ours_wall"], current["peer"],
+                                    current["peer_wall"], current["peer_skipped"], args.slowest)
+            print_section(section, args.jobs)
+            sys.stdout.flush()
+            report["rulesets"].append(section)
+            current = None
+    if stopped:
+        report_interruption(report, args.rules, len(seeds), current, args.jobs, args.slowest)
     write_report(args.json, report)
-    return 0
+    return stopped.exit_code
 
 
 if __name__ == "__main__":

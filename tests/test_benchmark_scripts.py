@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -358,3 +360,249 @@ def test_optimal_summary_when_none_is_proved():
     assert optimal.proved_kinds(optimal.summarize(rules, [deal(1, True, False, 95, 5), deal(2, True, False)])) \
         == "2 wins found, not proved optimal"
     assert optimal.proved_kinds(optimal.summarize(rules, [deal(1, False, False)])) == "no win found"
+
+
+# --- Ctrl-C (or SIGTERM) in a long run: the figures of the deals finished, marked partial, exit 130 ------
+
+def interrupted_after(count: int, answer):
+    """A per-deal function that answers `count` deals (answer(*args)) and then raises KeyboardInterrupt."""
+    calls = []
+
+    def per_deal(*args, **kwargs):
+        calls.append(args)
+        if len(calls) > count:
+            raise KeyboardInterrupt
+        return answer(*args)
+    return per_deal
+
+
+@pytest.fixture
+def quiet_main(monkeypatch):
+    """The scripts' mains without their process-wide settings (signal handler, allocator)."""
+    for module in (winnability, optimal):
+        monkeypatch.setattr(module, "keep_freed_memory", lambda: True)
+    monkeypatch.setattr(optimal.signal, "signal", lambda *args: None)
+
+
+def test_interruption_catches_ctrl_c_and_sigterm():
+    stopped = stats_util.Interruption()
+    assert not stopped and stopped.exit_code == 0
+    with stopped:
+        raise KeyboardInterrupt
+    assert stopped and stopped.exit_code == 130
+    with stopped:
+        raise stats_util.Terminated
+    assert stopped.exit_code == 143
+    with pytest.raises(ValueError), stats_util.Interruption():
+        raise ValueError("not an interrupt")
+
+
+def test_optimal_ctrl_c_reports_the_deals_done(monkeypatch, capsys, tmp_path, quiet_main):
+    monkeypatch.setattr(optimal, "warm_up", lambda: 0.0)
+    monkeypatch.setattr(optimal, "run_ours", interrupted_after(1, lambda seed, *args: deal(seed, True, True, 100)))
+    out = tmp_path / "optimal.json"
+    assert optimal.main(["--seeds", "1-3", "--rules", "classic,harmony", "--json", str(out)]) == 130
+    text = capsys.readouterr().out
+    assert "interrupted: 1 of 3 deals done on classic; harmony not run; the figures below are for those" in text
+    assert "proved optimal 1/1 = 100.0%" in text and "== harmony" not in text
+    report = json.loads(out.read_text())
+    assert (report["interrupted"], report["done"], report["asked"]) == (True, 1, 3)
+    assert (report["interrupted_ruleset"], report["interrupted_stage"], report["rulesets_not_run"]) \
+        == ("classic", "ours", ["harmony"])
+    [section] = report["rulesets"]
+    assert (section["interrupted"], section["done"], section["asked"]) == (True, 1, 3)
+    assert section["summary"]["deals"] == 1 and [d["seed"] for d in section["deals"]] == [1]
+
+
+class FakeWorker:
+    """Stands for the pyksolve worker process: records how it was closed."""
+
+    closed: list = []
+
+    def close(self, kill: bool = False) -> None:
+        FakeWorker.closed.append(kill)
+
+
+def test_optimal_ctrl_c_during_pyksolve_compares_only_the_deals_both_finished(monkeypatch, capsys, tmp_path,
+                                                                              quiet_main):
+    monkeypatch.setattr(optimal, "warm_up", lambda: 0.0)
+    monkeypatch.setattr(optimal, "pyksolve_available", lambda: True)
+    monkeypatch.setattr(FakeWorker, "closed", [])
+    monkeypatch.setattr(optimal, "MinimalWorker", FakeWorker)
+    monkeypatch.setattr(optimal, "run_ours", lambda seed, *args: deal(seed, True, True, 100))
+    monkeypatch.setattr(optimal, "run_peer", interrupted_after(
+        1, lambda worker, seed, *args: optimal.PeerDeal(seed, "SolvedMinimal", 2.0, 100, 120, "ok")))
+    out = tmp_path / "optimal.json"
+    assert optimal.main(["--seeds", "1-3", "--rules", "ksolve-draw1", "--peer", "--per-deal", "--json",
+                         str(out)]) == 130
+    text = capsys.readouterr().out
+    assert ("interrupted: 1 of 3 deals done by pyksolve on ksolve-draw1 (ours: all 3; ksolve-draw3 not run);"
+            " the figures below are for those, and only the 1 both finished are compared") in text
+    assert "proved optimal 3/3" in text and "both won 1: ours shorter 0, equal 1" in text
+    assert FakeWorker.closed == [True]  # killed at once, its deal in progress not waited for
+    report = json.loads(out.read_text())
+    assert (report["interrupted"], report["done"], report["asked"], report["interrupted_stage"]) \
+        == (True, 1, 3, "pyksolve")
+    [section] = report["rulesets"]
+    assert section["stage"] == "pyksolve" and len(section["deals"]) == 3 and len(section["pyksolve_deals"]) == 1
+    assert section["pyksolve"]["both_won"] == 1 and section["pyksolve"]["speed"]["seeds"] == [1]
+
+
+def test_optimal_json_of_a_whole_run_says_it_is_not_partial(monkeypatch, tmp_path, quiet_main):
+    monkeypatch.setattr(optimal, "warm_up", lambda: 0.0)
+    monkeypatch.setattr(optimal, "run_ours", lambda seed, *args: deal(seed, True, True, 100))
+    out = tmp_path / "optimal.json"
+    assert optimal.main(["--seeds", "1-2", "--rules", "classic", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["interrupted"] is False and "done" not in report
+
+
+def outcome(seed: int) -> winnability.DealOutcome:
+    return winnability.DealOutcome(seed, "win", 0.25, 1000, 1 << 20, None, 90, 100.0)
+
+
+def quiet_winnability(monkeypatch):
+    monkeypatch.setattr(winnability, "measure_first_run", lambda: {"error": "not measured in the tests"})
+    monkeypatch.setattr(winnability, "warm_up", lambda: 0.0)
+
+
+def test_winnability_ctrl_c_reports_the_deals_done(monkeypatch, capsys, tmp_path, quiet_main):
+    quiet_winnability(monkeypatch)
+
+    def solve_seeds(seeds, settings, jobs):
+        yield outcome(seeds[0])
+        raise KeyboardInterrupt
+    monkeypatch.setattr(winnability, "solve_seeds", solve_seeds)
+    out = tmp_path / "winnability.json"
+    assert winnability.main(["--seeds", "1-3", "--rules", "ksolve-draw1,ksolve-draw3", "--no-peer",
+                             "--json", str(out)]) == 130
+    text = capsys.readouterr().out
+    assert "interrupted: 1 of 3 deals done on ksolve-draw1; ksolve-draw3 not run; the figures below are for those" \
+        in text
+    assert "decided 1/1 = 100.00%" in text and "== ksolve-draw3" not in text
+    report = json.loads(out.read_text())
+    assert (report["interrupted"], report["done"], report["asked"], report["interrupted_stage"],
+            report["rulesets_not_run"]) == (True, 1, 3, "ours", ["ksolve-draw3"])
+    [section] = report["rulesets"]
+    assert section["ours"]["verdicts"]["deals"] == 1 and section["done"] == 1
+
+
+class FakePool:
+    """Stands for PyksolvePool: answers one deal, then Ctrl-C; records how it was closed."""
+
+    exits: list = []
+
+    def __init__(self, *args):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        FakePool.exits.append(exc_type)
+
+    def solve_deals(self, deals, draw):
+        seed, _ = deals[0]
+        yield winnability.PeerOutcome(seed, "win", "SolvedMayNotBeMinimal", 0.5, 80, 50.0)
+        raise KeyboardInterrupt
+
+
+def test_winnability_ctrl_c_during_pyksolve_compares_only_the_deals_both_finished(monkeypatch, capsys, tmp_path,
+                                                                                  quiet_main):
+    quiet_winnability(monkeypatch)
+    monkeypatch.setattr(winnability, "solve_seeds", lambda seeds, settings, jobs: (outcome(s) for s in seeds))
+    monkeypatch.setattr(winnability, "pyksolve_available", lambda: True)
+    monkeypatch.setattr(FakePool, "exits", [])
+    monkeypatch.setattr(winnability, "PyksolvePool", FakePool)
+    out = tmp_path / "winnability.json"
+    assert winnability.main(["--seeds", "1-3", "--rules", "ksolve-draw3", "--json", str(out)]) == 130
+    text = capsys.readouterr().out
+    assert ("interrupted: 1 of 3 deals done by pyksolve on ksolve-draw3 (ours: all 3); the figures below are for"
+            " those, and only the 1 both finished are compared") in text
+    assert "1 deals decided by both" in text
+    assert FakePool.exits == [KeyboardInterrupt]  # the pool saw the interrupt: its workers are killed
+    report = json.loads(out.read_text())
+    assert (report["interrupted"], report["done"], report["asked"], report["interrupted_stage"]) \
+        == (True, 1, 3, "pyksolve")
+    [section] = report["rulesets"]
+    assert section["ours"]["verdicts"]["deals"] == 3 and section["pyksolve"]["verdicts"]["deals"] == 1
+    assert section["comparison"]["both_decided"] == 1
+
+
+def game(seed, *args) -> dict:
+    return {"seed": seed, "won": seed % 2 == 1, "end": "won" if seed % 2 else "resigned: every action loops",
+            "actions": 120, "decisions": 40, "foundation_cards": 52 if seed % 2 else 10, "seconds": 1.5, "line": []}
+
+
+@pytest.mark.parametrize("finished", [0, 2])
+def test_honest_play_ctrl_c_reports_the_games_done(finished, monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(honest_play.signal, "signal", lambda *args: None)
+    monkeypatch.setattr(honest_play, "play_game", interrupted_after(finished, game))
+    out = tmp_path / "honest.json"
+    assert honest_play.main(["--games", "5", "--json", str(out)]) == 130
+    text = capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert (report["interrupted"], report["done"], report["asked"]) == (True, finished, 5)
+    if finished:
+        assert "interrupted: 2 of 5 games done; the figures below are for those" in text
+        assert "won 1 of 2 = 50.0%" in text
+        assert report["summary"]["games"] == 2 and [g["seed"] for g in report["games"]] == [1, 2]
+    else:
+        assert "interrupted: 0 of 5 games done; no figures" in text and "won " not in text
+        assert report["summary"] is None and report["games"] == []
+
+
+def child_pids(pid: int) -> set[int]:
+    """The child processes of `pid` (Linux)."""
+    children = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children.update(int(child) for child in (task / "children").read_text().split())
+    return children
+
+
+def alive(pid: int) -> bool:
+    """True if the process runs (neither gone nor a zombie)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.skipif(not optimal.pyksolve_available(), reason="needs pyksolve")
+def test_optimal_sigint_in_a_real_run_stops_the_peer_worker_and_reports(tmp_path):
+    """The script on its own, with its pyksolve worker: SIGINT once pyksolve finished a deal."""
+    out = tmp_path / "optimal.json"
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "benchmarks" / "optimal.py"), "--seeds", "1-3", "--rules", "ksolve-draw1",
+         "--peer", "--time-limit", "0.3", "--peer-timeout", "1", "--threads", "1", "--memory", "128",
+         "--progress", "--json", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        progress = b""
+        while not re.search(rb"ksolve-draw1 pyksolve:[^\r\n]*\| *[123]/3", progress):  # its progress bar
+            chunk = process.stderr.read1(4096)
+            assert chunk, f"the run ended early: {progress.decode(errors='replace')}"
+            progress += chunk
+        workers: set[int] = set()
+        for _ in range(100):  # the worker of the next deal (one is started again after a timeout)
+            workers = child_pids(process.pid)
+            if workers:
+                break
+            time.sleep(0.05)
+        assert workers
+        time.sleep(0.3)  # past the fork: Python drops a Ctrl-C that lands in its at-fork handlers
+        process.send_signal(subprocess.signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr.decode(errors="replace")[-2000:]
+    assert b"Traceback" not in stderr
+    text = stdout.decode()
+    assert "deals done by pyksolve on ksolve-draw1 (ours: all 3; ksolve-draw3 not run)" in text
+    assert not [pid for pid in workers if alive(pid)]
+    report = json.loads(out.read_text())
+    assert report["interrupted"] is True and report["interrupted_stage"] == "pyksolve"
+    assert report["done"] >= 1 and report["asked"] == 3
+    assert len(report["rulesets"][0]["pyksolve_deals"]) == report["done"]
