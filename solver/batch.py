@@ -42,7 +42,7 @@ from typing import Callable, Iterable, Iterator
 
 from .errors import KlondikeError
 from .options import DEAL_SOURCES, parse_seed
-from .positions import is_whole_number
+from .cards import is_whole_number
 from .runner import keep_freed_memory
 from .rules import Ruleset
 

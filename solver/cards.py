@@ -6,6 +6,8 @@ A card is an int 0..51: ``suit * 13 + (value - 1)`` with suits in the order c, d
 
 from __future__ import annotations
 
+import numbers
+
 from .errors import CardError
 
 SUITS = "cdhs"
@@ -21,6 +23,11 @@ def is_plain_number(text: str) -> bool:
     """True if `text` is one or more ASCII digits. Every number this tool reads (seeds, pile numbers,
     counts) is written so; `str.isdigit` also takes `²` and `٣`, which int() refuses or reads as 3."""
     return text.isascii() and text.isdigit()
+
+
+def is_whole_number(value) -> bool:
+    """True for a whole number: an int or a numpy integer, not a bool (JSON's true is one to Python)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def string_items(value, what: str, error: type[Exception] = TypeError) -> list[str] | None:

@@ -151,7 +151,7 @@ def commitments(game: Game, max_positions: int | None = None) -> list[Commitment
     known) gives that win as a commitment too."""
     max_positions = MAX_POSITIONS if max_positions is None else max_positions
     unlimited = game.rules.passes is None
-    start = Game(game.deal, game.rules, game.position)  # only the position matters here
+    start = Game(game.deal, game.rules, game.position, check=False)  # only the position matters here
     queue = deque([(start, tuple(_settle(start)))])
     explored = {state_key(start.position, unlimited)}
     found: dict[tuple, Commitment] = {}
@@ -166,7 +166,7 @@ def commitments(game: Game, max_positions: int | None = None) -> list[Commitment
             if not reversible(current, action):
                 found.setdefault(decision(current, action), Commitment(prefix, action))
                 continue
-            after = Game(current.deal, current.rules, current.position)
+            after = Game(current.deal, current.rules, current.position, check=False)
             after.apply(action)
             settled = _settle(after)
             key = state_key(after.position, unlimited)
@@ -182,7 +182,7 @@ def first_commitment(game: Game, macros) -> Commitment | None:
     """The first commitment of a solver's line (its macro-moves, found in a sampled deal of
     `game`, whose unknown cards are `UNKNOWN`): the reversible actions it starts with, then its
     first action that cannot be taken back; None if it has none (it wins by reversible play)."""
-    current = Game(game.deal, game.rules, game.position)
+    current = Game(game.deal, game.rules, game.position, check=False)
     prefix = []
     for action in actions_of(current, macros):
         if not reversible(current, action):
@@ -194,7 +194,7 @@ def first_commitment(game: Game, macros) -> Commitment | None:
 
 def decision_of(game: Game, commitment: Commitment) -> tuple:
     """What `commitment`, taken from `game`, decides (see `decision`)."""
-    current = Game(game.deal, game.rules, game.position)
+    current = Game(game.deal, game.rules, game.position, check=False)
     for action in commitment.prefix:
         current.apply(action)
     return decision(current, commitment.action)

@@ -6,11 +6,11 @@ card, so pile 1 is ``[d0]``, pile 2 is ``[d1, d7]``; the stock is ``d[28..51]``,
 
 from __future__ import annotations
 
-import numbers
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cards import format_card, parse_cards, string_items
+from .cards import format_card, is_whole_number, parse_cards, string_items
 from .errors import CardError, DealError
 
 MASK64 = (1 << 64) - 1
@@ -39,6 +39,13 @@ def native_deck(seed: int) -> list[int]:
         j = x % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+@functools.lru_cache(maxsize=64)
+def _native_cards(seed: int) -> tuple[int, ...]:
+    """`native_deck` as a tuple, kept for the few seeds met last: `Deal.from_seed` deals it and the
+    Deal it makes checks its cards against it, from one computation."""
+    return tuple(native_deck(seed))
 
 
 def deal_order_to_piles(deck) -> tuple[list[list[int]], list[int]]:
@@ -77,22 +84,22 @@ class Deal:
         except TypeError:
             raise DealError(f"a deal's cards are a sequence of 52 card indices, "
                             f"got {type(self.cards).__name__}") from None
-        if not all(isinstance(card, numbers.Integral) and not isinstance(card, bool) for card in cards):
+        if not all(is_whole_number(card) for card in cards):
             raise DealError("a deal's cards are whole numbers, card indices 0..51 (Deal.from_codes reads codes)")
         # a tuple of plain ints whatever was given (a list, numpy integers): hashable, and equal
         # to the same deal built any other way
         object.__setattr__(self, "cards", tuple(int(card) for card in cards))
         check_deck(self.cards)
-        if self.seed is not None and not (isinstance(self.seed, numbers.Integral) and not isinstance(self.seed, bool)):
+        if self.seed is not None and not is_whole_number(self.seed):
             raise DealError(f"a deal's seed is a whole number or None, got {self.seed!r}")
-        if self.source == "native" and self.seed is not None and tuple(native_deck(self.seed)) != self.cards:
+        if self.source == "native" and self.seed is not None and _native_cards(self.seed) != self.cards:
             # output would name the seed: the cards must be its deal (Deal.from_seed makes it so)
             raise DealError(f"these cards are not the deal of native seed {self.seed} (Deal.from_seed deals it)")
 
     @classmethod
     def from_seed(cls, seed: int, source: str = "native") -> "Deal":
         """The deal of a seed; `native` is RULES.md section 3 (other sources in `sources`)."""
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if is_whole_number(seed):
             seed = int(seed)  # a numpy integer too
         else:
             raise DealError(f"a seed is a whole number, got {seed!r}")
@@ -100,7 +107,7 @@ class Deal:
             from .sources import deck_from_source  # other sources need optional packages
 
             return cls(tuple(deck_from_source(seed, source)), seed, source)
-        return cls(tuple(native_deck(seed)), seed, "native")
+        return cls(_native_cards(seed), seed, "native")
 
     @classmethod
     def from_codes(cls, text) -> "Deal":

@@ -123,10 +123,11 @@ def auto_playable(position: Position, card: int) -> bool:
 class Game:
     """A game in progress under a ruleset: the position, the clock and the score events."""
 
-    def __init__(self, deal: Deal, rules: Ruleset, position: Position | None = None):
-        if position is not None:
-            # positions imports this module; a position built by hand must be one that can occur
-            from .positions import check_position
+    def __init__(self, deal: Deal, rules: Ruleset, position: Position | None = None, check: bool = True):
+        """A game from the deal, or from `position` (checked: PositionError if it cannot occur;
+        `check=False` for one this engine made or a caller checked, as searches start thousands)."""
+        if position is not None and check:
+            from .positions import check_position  # positions imports this module
 
             check_position(position, allow_unknown=True)
         self.deal = deal

@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 
 from . import commitments as commitments_module
 from . import line as line_module
+from .cards import is_whole_number
 from .deal import Deal
 from .errors import KlondikeError
 from .game import Game, Position, replay
 from .line import counted
 from .notation import Action, line_tokens, parse_token
 from .optimal import best, line_value
-from .positions import UNKNOWN, check_position_under, is_whole_number
+from .positions import UNKNOWN, check_position_under
 from .positions import to_json as positions_to_json
 from .rules import Ruleset
 from .runner import check_budget
@@ -108,7 +109,8 @@ def label_deal() -> Deal:
 def fork(game: Game, position: Position | None = None, deal: Deal | None = None) -> Game:
     """A light copy of a game to search from: the same clock, points and cards already placed once,
     on `position` (default: the game's own), without the history of positions kept for undo."""
-    forked = Game(deal or game.deal, game.rules, position if position is not None else game.position)
+    # the positions forked are the game's own or made from them (masked, sampled): nothing to check
+    forked = Game(deal or game.deal, game.rules, position if position is not None else game.position, check=False)
     forked.counters = copy.copy(game.counters)
     forked.placed = set(game.placed)
     forked._history = list(game._history)  # the score needs the counters at the 300 s cut
@@ -679,7 +681,7 @@ def hint_position(position: Position, rules: Ruleset, samples: int = DEFAULT_SAM
     the foundations count as placed).
     """
     check_position_under(position, rules, allow_unknown=True)
-    game = Game(label_deal(), rules, position)
+    game = Game(label_deal(), rules, position, check=False)
     return _judge(game, samples, rng_seed, top, Budget(time_limit, max_nodes, memory_mb), progress, commitments,
                   max_samples)
 

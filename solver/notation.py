@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
-from .cards import format_card, is_plain_number, parse_card, string_items
+from .cards import format_card, is_plain_number, is_whole_number, parse_card, string_items
 from .errors import CardError, KlondikeError
 
 WASTE = "W"
@@ -36,7 +35,7 @@ class Action:
             return
         if self.kind != "move":
             raise TokenError(f"an action's kind is draw, recycle or move, got {self.kind!r}")
-        if not (isinstance(self.card, numbers.Integral) and not isinstance(self.card, bool) and 0 <= self.card < 52):
+        if not (is_whole_number(self.card) and 0 <= self.card < 52):
             raise TokenError(f"a move's card is an index 0..51 (cards.parse_card), got {self.card!r}")
         if not (self.source in (WASTE, FOUNDATION) or _is_pile(self.source)):
             raise TokenError(f"a move's source is 'W', 'F' or a pile 1..7, got {self.source!r}")
@@ -61,7 +60,7 @@ class Action:
 
 
 def _is_pile(place) -> bool:
-    return isinstance(place, numbers.Integral) and not isinstance(place, bool) and 1 <= place <= 7
+    return is_whole_number(place) and 1 <= place <= 7
 
 
 DRAW = Action("draw")

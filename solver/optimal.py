@@ -34,7 +34,7 @@ from .game import Game, Position
 from .movegen import MAX_MOVES, MOVE_FIELDS
 from .objective import (CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_WIN, TALON_CACHE_ENTRIES, WON_BASE,
                         objective_params, set_root)
-from .positions import is_whole_number
+from .cards import is_whole_number
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
 from .runner import ChunkedSearch, check_request, machine_memory_mb
@@ -682,7 +682,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     def time_left() -> float:
         return max(0.0, time_limit - (time.perf_counter() - began))
 
-    origin = game if game is not None else Game(deal, rules, start)
+    origin = game if game is not None else Game(deal, rules, start, check=False)  # checked above
     if actions_within_limit(rules, origin.actions) < origin.actions:
         # Past the 300 s limit nothing more counts: the game is worth what it had then.
         return _result(deal, rules, origin, origin, None, True, "unknown", 0, began, None)

@@ -17,10 +17,9 @@ The terminal picture is the same text with suit symbols and red cards in colour;
 from __future__ import annotations
 
 import json
-import numbers
 import re
 
-from .cards import SUITS, format_card, is_plain_number, parse_card, pretty_card, suit_of, value_of
+from .cards import SUITS, format_card, is_plain_number, is_whole_number, parse_card, pretty_card, suit_of, value_of
 from .errors import CardError, PositionError
 from .game import PILES, Position
 
@@ -175,11 +174,6 @@ def from_json(data, allow_unknown: bool = False) -> Position:
     return position
 
 
-def is_whole_number(value) -> bool:
-    """True for a whole number: an int (or a numpy integer), not a bool (JSON's true is one to Python)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 def check_position(position: Position, allow_unknown: bool = False) -> None:
     """Raise PositionError unless the position could occur: 7 piles, 52 cards (card indices
     0..51, or UNKNOWN where allowed), no duplicates, face-up runs that alternate colours downwards,
@@ -230,6 +224,7 @@ def _check_shape(position: Position) -> None:
     may build one by hand)."""
     lists = {"piles": position.piles, "face_down": position.face_down, "stock": position.stock,
              "waste": position.waste, "foundations": position.foundations}
+    lists.update((f"pile {index}", pile) for index, pile in enumerate(position.piles, 1))
     for name, value in lists.items():
         if not isinstance(value, list):
             raise PositionError(f"a position's {name} is a list, got {type(value).__name__}")
@@ -238,11 +233,10 @@ def _check_shape(position: Position) -> None:
                             f"{len(position.piles)} and {len(position.face_down)}")
     if len(position.foundations) != 4:
         raise PositionError(f"a position has 4 foundation counts, got {len(position.foundations)}")
-    cards = [card for pile in position.piles for card in (pile if isinstance(pile, list) else [None])]
-    cards += position.stock + position.waste
+    cards = [card for pile in position.piles for card in pile] + position.stock + position.waste
     whole_numbers = cards + position.face_down + position.foundations + [position.pass_number]
     if not all(is_whole_number(value) for value in whole_numbers):
-        raise PositionError("a position's cards, counts and pass number are whole numbers (a pile is a list)")
+        raise PositionError("a position's cards, counts and pass number are whole numbers")
     if any(not (0 <= card < 52 or card == UNKNOWN) for card in cards):
         raise PositionError("a card is an index 0..51 (UNKNOWN for a card not seen)")
     if any(down < 0 for down in position.face_down):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import asdict, dataclass, replace
 
+from .cards import is_whole_number
 from .errors import RulesError
 
 SCORINGS = ("harmony", "duel")
@@ -14,8 +15,6 @@ TIME_LIMIT_SECONDS = 300
 MAX_PASSES = 127
 
 
-def _is_integer(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -38,10 +37,10 @@ class Ruleset:
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise RulesError(f"a ruleset's name is a string, got {self.name!r}")
-        if not _is_integer(self.draw) or self.draw not in (1, 3):
+        if not is_whole_number(self.draw) or self.draw not in (1, 3):
             raise RulesError(f"draw must be 1 or 3, got {self.draw!r}")
         object.__setattr__(self, "draw", int(self.draw))  # a numpy integer too, as a plain int
-        if self.passes is not None and (not _is_integer(self.passes) or not 1 <= self.passes <= MAX_PASSES):
+        if self.passes is not None and (not is_whole_number(self.passes) or not 1 <= self.passes <= MAX_PASSES):
             raise RulesError(f"passes must be a whole number from 1 to {MAX_PASSES}, or unlimited, got {self.passes!r}")
         if self.passes is not None:
             object.__setattr__(self, "passes", int(self.passes))

@@ -86,7 +86,7 @@ def check_budget(max_nodes=None, time_limit=None, memory_mb=1) -> None:
     """KlondikeError unless the node budget is a whole number >= 1, the time limit a number of
     seconds > 0 and the memory a whole number of MB >= 1 (None: no budget of that kind)."""
     from .errors import KlondikeError
-    from .positions import is_whole_number
+    from .cards import is_whole_number
 
     if max_nodes is not None and not (is_whole_number(max_nodes) and max_nodes >= 1):
         raise KlondikeError(f"max_nodes must be a whole number >= 1 or None, got {max_nodes!r}")

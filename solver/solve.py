@@ -372,7 +372,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
         if not expand:
             actions = sum(steps + (source != NOWHERE) for source, _, _, steps in path)
             return Result("win", actions=actions, path=path, **common)
-        game = line_module.continue_game(Game(deal, rules, start), path)
+        game = line_module.continue_game(Game(deal, rules, start, check=False), path)  # checked above
         if not game.won:
             raise line_module.SolverBug("the solver's winning line does not win in the reference engine")
         return Result("win", line=line_module.tokens(game), actions=game.actions, game=game, path=path, **common)
