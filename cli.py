@@ -21,6 +21,7 @@ from solver import positions
 from solver.cards import is_plain_number
 from solver.errors import KlondikeError
 from solver.game import replay
+from solver.jitcache import set_compile_notice
 from solver.optimal import BEST_MEMORY_MB, MAX_THREADS, default_threads
 from solver.options import DEAL_SOURCES, build_ruleset, load_deal, load_line
 from solver.rules import PRESETS
@@ -249,6 +250,16 @@ def main(ctx):
     """
     if ctx.invoked_subcommand is None:  # `klondike` alone: the help, not an error
         click.echo(ctx.get_help())
+    if sys.stderr.isatty():  # a first run would otherwise sit silent for a minute
+        set_compile_notice(notice_compiling)
+
+
+def notice_compiling(search_name: str) -> None:
+    """Tell the person at the terminal, once a run, why the first run after an install or update
+    is slow."""
+    click.echo("klondike: compiling the solver core (once after an install or update, up to a minute; "
+               "later runs start at once)", err=True)
+    set_compile_notice(None)
 
 
 @main.command()

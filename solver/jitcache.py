@@ -13,25 +13,64 @@ of the kernels it calls, so after an edit to `movegen.py` a cached `search_chunk
 the old move generator. On import we fingerprint all the kernel sources together and drop the
 package's cached kernels when the fingerprint changes. Best effort: a read-only install is left
 alone (numba then caches elsewhere, per user).
+
+Compile time: numba compiles a kernel once for every combination of argument types it is called
+with from other kernels, and a constant argument counts as a type of its own (`Literal[int](7)`).
+`movegen._add` was compiled 16 times, and every copy is optimised again inside each kernel that
+calls it. A kernel called from another one is therefore compiled for plain argument types, signed
+integers as int64 (`kernel_argument_type`): 140 compilations instead of 196 for `solve` and `best`,
+the same machine code where it runs (README, "How the solver works").
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from numba import njit
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 KERNEL_MODULES = ("jitcache", "prefetch", "atomics", "state", "cardsets", "movegen", "canon", "deadends", "tt", "search",
                   "objective", "bnb", "bestfirst")
 _MARKER = "kernels.fingerprint"
+_COMPILED_MARKER = "kernels.compiled-{}"
+CACHE_DIR = Path(__file__).resolve().parent / "__pycache__"
+_compile_notice = None
 
 
-def kernel(function):
+def kernel_argument_type(argument_type):
+    """The type a kernel is compiled for when another kernel passes it a value of `argument_type`:
+    a constant as its plain type, a signed integer as int64 (numba's arithmetic widens small
+    integers to int64 anyway). Unsigned integers stay as they are: uint64 mixed with int64 is
+    float64 in numba."""
+    plain = types.unliteral(argument_type)
+    if isinstance(plain, types.Integer) and plain.signed:
+        return types.int64
+    return plain
+
+
+class KernelDispatcher(CPUDispatcher):
+    """numba's CPU dispatcher, compiling the calls other kernels make for plain argument types
+    (module docstring)."""
+
+    def get_call_template(self, args, kws):
+        """The call template numba types a call from another kernel with (numba's own), after
+        the arguments are made plain (`kernel_argument_type`)."""
+        return super().get_call_template(tuple(kernel_argument_type(argument) for argument in args),
+                                         {name: kernel_argument_type(value) for name, value in kws.items()})
+
+
+def kernel(function, cache: bool = True):
     """Compile `function` as a cached numba kernel without reference counting (module docstring);
     it must allocate nothing, nor call a kernel that does. It runs without Python's lock, so that
-    the threads of a best-first search (`optimal.BestFirst`) run their kernels side by side."""
-    return njit(cache=True, _nrt=False, nogil=True)(function)
+    the threads of a best-first search (`optimal.BestFirst`) run their kernels side by side.
+    `cache=False` is for tests that must see the kernel compiled in their own process."""
+    dispatcher = njit(cache=cache, _nrt=False, nogil=True)(function)
+    # njit's own processing of the options, with our dispatch of calls from other kernels
+    dispatcher.__class__ = KernelDispatcher
+    return dispatcher
 
 
 def kernel_fingerprint(package_dir: Path) -> str:
@@ -51,9 +90,34 @@ def refresh_cache(package_dir: Path) -> bool:
         if marker.exists() and marker.read_text() == fingerprint:
             return False
         cache_dir.mkdir(exist_ok=True)
-        for stale in list(cache_dir.glob("*.nbi")) + list(cache_dir.glob("*.nbc")):
+        stale_files = cache_dir.glob("*.nbi"), cache_dir.glob("*.nbc"), cache_dir.glob(_COMPILED_MARKER.format("*"))
+        for stale in [path for files in stale_files for path in files]:
             stale.unlink()
         marker.write_text(fingerprint)
         return True
     except OSError:
         return False
+
+
+def set_compile_notice(callback) -> None:
+    """Have `callback(name)` called before the kernels of the search `name` are compiled for the
+    first time after an install or an update (a minute or so); None for no notice. Only where the
+    package keeps its own cache, as it then knows what the cache holds."""
+    global _compile_notice
+    _compile_notice = callback
+
+
+def announce_compiling(name: str) -> None:
+    """Call the compile notice if the package's cache has not got the kernels of search `name`."""
+    if _compile_notice is None or os.environ.get("NUMBA_CACHE_DIR") or not os.access(CACHE_DIR, os.W_OK):
+        return
+    if not (CACHE_DIR / _COMPILED_MARKER.format(name)).exists():
+        _compile_notice(name)
+
+
+def mark_compiled(name: str) -> None:
+    """Note in the package's cache that the kernels of search `name` are in it (best effort)."""
+    try:
+        (CACHE_DIR / _COMPILED_MARKER.format(name)).touch()
+    except OSError:
+        pass

@@ -225,6 +225,11 @@ class BranchAndBound(OptimalSearch):
             return None
         return [tuple(int(v) for v in self.stack["best_path"][d]) for d in range(length)]
 
+    def compile_rest(self) -> None:
+        """Compile the bound of the open positions, which a search asks for only when it stops
+        unproved (`runner.ChunkedSearch`)."""
+        self.proven_bound()
+
     def proven_bound(self) -> int:
         """A value no line can beat: the best itself once finished, else also the moves not yet
         tried from the open positions (`bnb.open_bound`; the root's own bound when the search never

@@ -17,6 +17,7 @@ from . import line as line_module
 from .canon import orders_used
 from .deal import Deal
 from .game import Game, Position
+from .jitcache import announce_compiling, mark_compiled
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_EXACT,
                       PARAM_F2T, PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, PARAM_WAIT,
                       apply_move)
@@ -333,11 +334,13 @@ def compile_once(name: str, search_class, *args) -> None:
     so that time budgets count searching only."""
     if name in _compiled:
         return
+    announce_compiling(name)
     search = search_class(Position.initial(Deal.from_seed(0)), *args)
     search.run(1)
     search._rehash(search.table, search._new_table(search.table_entries))
     search._free_room(0)
     search.compile_rest()
+    mark_compiled(name)
     _compiled.add(name)
 
 
