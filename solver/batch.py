@@ -43,6 +43,7 @@ from typing import Callable, Iterable, Iterator
 from .errors import KlondikeError
 from .options import DEAL_SOURCES, parse_seed
 from .cards import is_whole_number
+from .jitcache import announce_compiling
 from .runner import keep_freed_memory
 from .rules import Ruleset
 
@@ -681,6 +682,7 @@ class LocalPool(_PoolFigures):
 
     def rows(self, seeds: Iterable[int]) -> Iterator[dict]:
         """The rows of `seeds`, solved by the worker processes, in completion order."""
+        announce_compiling("winnability")  # the forkserver compiles, if need be, before any worker starts
         ctx = _context()
         feed = _Feed(iter(seeds))
         self.started_at = time.monotonic()

@@ -420,3 +420,18 @@ def test_complete_length_is_up_to_the_last_newline(tmp_path, data):
     path.write_bytes(data)
     for chunk in (3, 1 << 16):  # read from the end a chunk at a time: the newline may lie chunks back
         assert batch.complete_length(str(path), chunk) == data.rfind(b"\n") + 1
+
+
+def test_worker_pools_say_they_compile_where_the_cache_has_not_got_the_kernels(tmp_path, monkeypatch):
+    """The forkserver compiles before any worker starts (a minute after an install, with the
+    progress bar at 0): the pool announces it first, from the main process."""
+    from solver import jitcache
+    monkeypatch.setattr(jitcache, "CACHE_DIR", tmp_path)  # a cache that holds nothing
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    told = []
+    jitcache.set_compile_notice(told.append)
+    try:
+        summary = run_batch(parse_seeds("1-2"), CONFIG, out=str(tmp_path / "rows.csv"), jobs=2)
+    finally:
+        jitcache.set_compile_notice(None)
+    assert told == ["winnability"] and summary["solved"] == 2
