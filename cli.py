@@ -24,6 +24,7 @@ from solver.game import replay
 from solver.jitcache import set_compile_notice
 from solver.optimal import BEST_MEMORY_MB, MAX_THREADS, default_threads
 from solver.options import DEAL_SOURCES, build_ruleset, load_deal, load_line
+from solver.precompile import allow_second_process
 from solver.rules import PRESETS
 from solver.runner import keep_freed_memory, machine_memory_mb
 from solver.solve import DEFAULT_MEMORY_MB
@@ -252,6 +253,7 @@ def main(ctx):
         click.echo(ctx.get_help())
     if sys.stderr.isatty():  # a first run would otherwise sit silent for a minute
         set_compile_notice(notice_compiling)
+    allow_second_process()  # a first `best` compiles one search in a second process, on a second core
 
 
 def notice_compiling(search_name: str) -> None:

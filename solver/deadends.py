@@ -23,17 +23,15 @@ costs little more than a pass over the piles to set it up (it runs at every node
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
 from .cardsets import KINGS, ONE, SUIT_BITS, cards_on, lowest_bit_index, single
-from .jitcache import kernel
+from .jitcache import allocating_kernel, kernel
 from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT
 from .state import FACE_DOWN, FOUNDATION, PASS, PILE_CARDS, PILE_LEN, PILE_SLOTS, PILES, TALON, TALON_LEN, WASTE_COUNT
 
 ALL_CARDS = (ONE << np.uint64(52)) - ONE
 
 
-@njit(cache=True)  # not `kernel`: it allocates its scratch array
+@allocating_kernel  # not `kernel`: it allocates its scratch array
 def relaxed_unwinnable(state, params):
     """True if the relaxed game (module docstring) cannot put every card up: the position is lost.
     (The kernels that test every node call `is_dead_end` or `relaxed_game` with a scratch array

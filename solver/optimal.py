@@ -40,7 +40,8 @@ from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_li
 from .runner import ChunkedSearch, check_request, machine_memory_mb
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
                      STACK_FULL, TABLE_FULL)
-from .solve import Search, compile_once, deal_fields, search_params, solve
+from .precompile import compile_in_second_process, compile_search
+from .solve import deal_fields, search_params, solve
 from .state import LAYOUT_HASHES, STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored, rehash_scored_part, rehash_talon
 
@@ -604,7 +605,8 @@ class BestFirst(OptimalSearch):
     def compile_rest(self) -> None:
         """Compile the kernels that make room and hand work between threads (`runner.ChunkedSearch`)."""
         self._make_room()
-        rehash_talon(self.talon_keys[:1], self.talon_info[:1], self.talon_keys, self.talon_info)  # an empty slot
+        # Two empty slots: numpy calls a one-element view contiguous, and numba would compile for that.
+        rehash_talon(self.talon_keys[:2], self.talon_info[:2], self.talon_keys, self.talon_info)
         first = self.lanes[0]
         move_heap_top(first.heap_keys, first.ctx, first.heap_keys, first.ctx, 0)
 
@@ -678,10 +680,10 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             raise KlondikeError("a game in progress given to best() must be a Game of the same deal and rules")
     if not (is_whole_number(threads) and threads >= 1):
         raise KlondikeError(f"threads must be a whole number >= 1, got {threads!r}")
-    compile_once("winnability", Search, rules, 16)
-    for name, kind in (("optimal", BranchAndBound), ("best-first", BestFirst)):
-        compile_once(name, lambda position, *args, kind=kind: kind(Game(deal, rules, position), *args), rules, 0,
-                     False, 16)
+    # On a cold cache the depth-first search compiles in a second process meanwhile (`precompile`).
+    compile_in_second_process("optimal")
+    for name in ("winnability", "best-first", "optimal"):
+        compile_search(name)
     began = time.perf_counter()
 
     def time_left() -> float:

@@ -281,7 +281,7 @@ class ChunkedSearch:
 
     def compile_rest(self) -> None:
         """Call the kernels a one-node run does not reach, so that they are compiled (or loaded
-        from the cache) before any budget counts (`solve.compile_once`)."""
+        from the cache) before any budget counts (`precompile.compile_search`)."""
 
     def _kernel(self, node_budget: int) -> int:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -17,10 +17,10 @@ from . import line as line_module
 from .canon import orders_used
 from .deal import Deal
 from .game import Game, Position
-from .jitcache import announce_compiling, mark_compiled
 from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_ENDS, PARAM_DRAW, PARAM_EXACT,
                       PARAM_F2T, PARAM_FORCED, PARAM_ORDER, PARAM_PASS_LIMIT, PARAM_PRUNE, PARAM_SIZE, PARAM_WAIT,
                       apply_move)
+from .precompile import compile_search
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch, check_request
 from .search import CTX_DEPTH, EXHAUSTED, FORCED_ROWS, WIN, follow_forced_moves, search_chunk
@@ -326,24 +326,6 @@ class Portfolio:
             turn = (turn + 1) % len(self.members)
 
 
-_compiled: set[str] = set()
-
-
-def compile_once(name: str, search_class, *args) -> None:
-    """Compile (or load from the cache) a search's kernels once per process, on a tiny search,
-    so that time budgets count searching only."""
-    if name in _compiled:
-        return
-    announce_compiling(name)
-    search = search_class(Position.initial(Deal.from_seed(0)), *args)
-    search.run(1)
-    search._rehash(search.table, search._new_table(search.table_entries))
-    search._free_room(0)
-    search.compile_rest()
-    mark_compiled(name)
-    _compiled.add(name)
-
-
 def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
           memory_mb: int = DEFAULT_MEMORY_MB, start: Position | None = None, progress=None,
           expand: bool = True) -> Result:
@@ -359,7 +341,7 @@ def solve(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: 
     is called with the total node count after every chunk.
     """
     check_request(deal, rules, start, max_nodes, time_limit, memory_mb)
-    compile_once("winnability", Search, rules, 16)
+    compile_search("winnability")
     began = time.perf_counter()
     position = start if start is not None else Position.initial(deal)
     portfolio = Portfolio(position, rules, memory_mb)

@@ -1,5 +1,6 @@
 """How kernels are compiled (`solver.jitcache`): one compilation for the calls other kernels make
-with constants and small integers, and the first-compile notice."""
+with constants and small integers, the first-compile notice, and the cache locked against processes
+compiling side by side."""
 
 import subprocess
 import sys
@@ -95,3 +96,31 @@ def test_the_command_line_tells_of_compiling_once_a_run(tmp_path, monkeypatch, c
         jitcache.set_compile_notice(None)
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "compiling the solver core (once after an install or update" in error
+
+
+_SAVE_MANY = """
+import sys
+from solver.jitcache import LockedCacheFile
+cache_file = LockedCacheFile(cache_path=sys.argv[1], filename_base="kernel", source_stamp="stamp")
+for number in range(200):
+    cache_file.save((sys.argv[2], number), (sys.argv[2], number))
+"""
+
+
+def test_processes_compiling_one_kernel_side_by_side_keep_its_cache_whole(tmp_path):
+    """Two processes add compilations of one kernel at once (a batch's workers; a search compiled in
+    a second process). Unlocked, numba's read-index, pick-a-file, write-back loses entries and
+    can leave the index naming the other process's code (tried: 363 of 600 entries kept, 46 wrong)."""
+    processes = [subprocess.Popen([sys.executable, "-c", _SAVE_MANY, str(tmp_path), writer],
+                                  cwd=Path(__file__).resolve().parent.parent) for writer in "ab"]
+    assert [process.wait() for process in processes] == [0, 0]
+    cache_file = jitcache.LockedCacheFile(cache_path=str(tmp_path), filename_base="kernel", source_stamp="stamp")
+    index = cache_file._load_index()
+    assert sorted(index) == sorted((writer, number) for writer in "ab" for number in range(200))
+    assert all(cache_file.load(key) == key for key in index)
+
+
+def test_every_kernel_reads_and_writes_its_cache_under_the_lock():
+    from solver import deadends, search
+    for dispatcher in (search.search_chunk, deadends.relaxed_unwinnable):
+        assert type(dispatcher._cache._cache_file) is jitcache.LockedCacheFile

@@ -1,0 +1,84 @@
+"""Compiling the searches before their budgets count (`solver.precompile`), partly in a second
+process on a cold cache."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import pytest
+
+from solver import jitcache, optimal, precompile
+from solver.bestfirst import NODE_COUNT
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def cold_cache(monkeypatch, tmp_path):
+    """A package cache that has compiled nothing, and second processes allowed."""
+    monkeypatch.setattr(jitcache, "CACHE_DIR", tmp_path)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(precompile, "_second_process_allowed", True)
+    monkeypatch.setattr(precompile, "_compiled", set())
+    monkeypatch.setattr(precompile, "free_cores", lambda: 2)
+    return tmp_path
+
+
+def test_a_second_process_compiles_only_where_allowed_cold_and_a_core_is_free(cold_cache, monkeypatch):
+    started = []
+    monkeypatch.setattr(precompile.subprocess, "Popen", lambda command, **options: started.append(command))
+    monkeypatch.setattr(precompile, "_second_processes", {})
+    precompile.allow_second_process(False)
+    assert not precompile.compile_in_second_process("optimal")  # a library caller gets no process
+    precompile.allow_second_process(True)
+    jitcache.mark_compiled("optimal")
+    assert not precompile.compile_in_second_process("optimal")  # cached already
+    monkeypatch.setattr(precompile, "free_cores", lambda: 1)
+    assert not precompile.compile_in_second_process("best-first")  # no core for it
+    monkeypatch.setattr(precompile, "free_cores", lambda: 2)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cold_cache))
+    assert not precompile.compile_in_second_process("best-first")  # numba's cache elsewhere: we cannot tell
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    assert precompile.compile_in_second_process("best-first")
+    assert not precompile.compile_in_second_process("best-first")  # one at a time
+    assert started == [[sys.executable, "-m", "solver.precompile", "best-first"]]
+    with pytest.raises(ValueError):
+        precompile.compile_in_second_process("fastest")
+
+
+def test_a_search_is_compiled_after_its_second_process_is_done(cold_cache, monkeypatch):
+    """The second process really runs (`python -m solver.precompile`), notes the search as compiled
+    in the cache, and this process waits for it before loading that search."""
+    monkeypatch.setattr(precompile, "_second_processes", {})
+    monkeypatch.setattr(jitcache, "CACHE_DIR", jitcache.cache_dir_of(jitcache.PACKAGE_DIR))
+    monkeypatch.setattr(jitcache, "known_uncompiled", lambda name: True)  # the tests' cache is warm
+    marker = jitcache.CACHE_DIR / "kernels.compiled-best-first"
+    marker.unlink(missing_ok=True)
+    assert precompile.compile_in_second_process("best-first")
+    process = precompile._second_processes["best-first"]
+    precompile.compile_search("best-first")
+    assert process.returncode == 0 and marker.exists()
+    assert "best-first" in precompile._compiled and not precompile._second_processes
+
+
+def test_compile_rest_compiles_the_talon_rehash_for_the_arrays_a_growth_passes(monkeypatch):
+    """`compile_rest` compiled `tt.rehash_talon` for a one-entry table, which numpy calls
+    contiguous: the first growth of the table compiled it again inside the search's budget."""
+    search = precompile._tiny_search("best-first")
+    calls = []
+    monkeypatch.setattr(optimal, "rehash_talon", lambda *arrays: calls.append(tuple(map(numba.typeof, arrays))))
+    search.compile_rest()
+    search.max_talon_entries = 2 * search.talon_keys.shape[0]
+    search.counter[NODE_COUNT] = search.max_talon_entries  # as many nodes stored as need the table doubled
+    search._grow_talon_table()
+    assert len(calls) == 2 and calls[0] == calls[1]
+
+
+def test_the_command_line_allows_a_second_process(monkeypatch):
+    from click.testing import CliRunner
+
+    import cli
+    monkeypatch.setattr(precompile, "_second_process_allowed", False)
+    assert CliRunner().invoke(cli.main, ["deal", "1"]).exit_code == 0
+    assert precompile._second_process_allowed
