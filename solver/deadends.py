@@ -23,6 +23,7 @@ costs little more than a pass over the piles to set it up (it runs at every node
 from __future__ import annotations
 
 import numpy as np
+
 from .cardsets import KINGS, ONE, SUIT_BITS, cards_on, lowest_bit_index, single
 from .jitcache import allocating_kernel, kernel
 from .movegen import PARAM_DEAD_ENDS, PARAM_F2T, PARAM_PASS_LIMIT

@@ -20,9 +20,7 @@ import atexit
 import os
 import subprocess
 import sys
-from pathlib import Path
-
-from .jitcache import announce_compiling, known_uncompiled, mark_compiled
+from .jitcache import PACKAGE_DIR, announce_compiling, known_uncompiled, mark_compiled
 
 SEARCHES = ("winnability", "optimal", "best-first")
 # The longest a process waits for the second one before it compiles the search itself (a second
@@ -57,10 +55,9 @@ def compile_in_second_process(name: str) -> bool:
     if (not _second_process_allowed or name in _compiled or name in _second_processes
             or free_cores() < 2 or not known_uncompiled(name)):
         return False
-    package_dir = Path(__file__).resolve().parent
     environment = dict(os.environ)
     # The package as this process imported it, wherever the second process starts.
-    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package_dir.parent), os.environ.get("PYTHONPATH")]))
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_DIR.parent), os.environ.get("PYTHONPATH")]))
     try:
         _second_processes[name] = subprocess.Popen(
             [sys.executable, "-m", f"{__package__}.precompile", name], env=environment,
@@ -92,7 +89,8 @@ def _stop_second_processes() -> None:
 
 
 def _tiny_search(name: str):
-    """A search of kind `name` on deal 0 under `harmony` (scored, pass limits), to compile its kernels."""
+    """A search of kind `name` on deal 0 under `harmony`, to compile its kernels (their argument
+    types are the same under every ruleset: README, "How the solver works")."""
     # Imported here: the searches' modules import this one.
     from .deal import Deal
     from .game import Game, Position
