@@ -17,6 +17,7 @@ free. Run as ``python -m solver.precompile NAME``, it compiles the search NAME.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import subprocess
 import sys
@@ -107,6 +108,35 @@ def _tiny_search(name: str):
     return kind(Game(deal, rules, position), rules, 0, False, 16)
 
 
+@contextlib.contextmanager
+def _interrupts_kept():
+    """Let Ctrl-C during a compile stop it as a KeyboardInterrupt. LLVM calls back into Python
+    while it compiles, and an interrupt raised in a callback is only printed (a traceback) and
+    dropped; numba then fails with an error of its own ("no compiled object yet"), which the
+    command line would report as an internal error."""
+    interrupted = False
+    previous_hook = sys.unraisablehook
+
+    def keep_interrupts(unraisable):
+        nonlocal interrupted
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            interrupted = True
+        else:
+            previous_hook(unraisable)
+
+    sys.unraisablehook = keep_interrupts
+    try:
+        yield
+    except Exception:
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        sys.unraisablehook = previous_hook
+    if interrupted:  # the compile went on after it: the interrupt still stands
+        raise KeyboardInterrupt
+
+
 def compile_search(name: str) -> None:
     """Compile (or load from the cache) the kernels of search `name` (`SEARCHES`) once per process,
     on a tiny search, so that time budgets count searching only."""
@@ -116,11 +146,12 @@ def compile_search(name: str) -> None:
         return
     _wait_for_second_process(name)
     announce_compiling(name)
-    search = _tiny_search(name)
-    search.run(1)
-    search._rehash(search.table, search._new_table(search.table_entries))
-    search._free_room(0)
-    search.compile_rest()
+    with _interrupts_kept():
+        search = _tiny_search(name)
+        search.run(1)
+        search._rehash(search.table, search._new_table(search.table_entries))
+        search._free_room(0)
+        search.compile_rest()
     mark_compiled(name)
     _compiled.add(name)
 

@@ -1,9 +1,13 @@
 """Compiling the searches before their budgets count (`solver.precompile`), partly in a second
 process on a cold cache."""
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numba
 import pytest
@@ -82,3 +86,42 @@ def test_the_command_line_allows_a_second_process(monkeypatch):
     monkeypatch.setattr(precompile, "_second_process_allowed", False)
     assert CliRunner().invoke(cli.main, ["deal", "1"]).exit_code == 0
     assert precompile._second_process_allowed
+
+
+def _unraisable(exc_type):
+    """What Python hands `sys.unraisablehook` for an exception it cannot raise (in a callback)."""
+    return SimpleNamespace(exc_type=exc_type, exc_value=exc_type(), exc_traceback=None, err_msg=None, object=None)
+
+
+def test_an_interrupt_dropped_in_a_compile_callback_still_stops_the_compile(monkeypatch):
+    """LLVM calls back into Python while numba compiles; Ctrl-C there is dropped and numba fails
+    with "no compiled object yet", which the command line called an internal error."""
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    with pytest.raises(KeyboardInterrupt):
+        with precompile._interrupts_kept():
+            sys.unraisablehook(_unraisable(KeyboardInterrupt))
+            raise RuntimeError("no compiled object yet")
+    with pytest.raises(KeyboardInterrupt):
+        with precompile._interrupts_kept():
+            sys.unraisablehook(_unraisable(KeyboardInterrupt))  # and the compile went on
+    with pytest.raises(RuntimeError):
+        with precompile._interrupts_kept():
+            sys.unraisablehook(_unraisable(ValueError))
+            raise RuntimeError("a real failure")
+    assert [unraisable.exc_type for unraisable in seen] == [ValueError]  # others go where they went
+    assert sys.unraisablehook == seen.append
+
+
+def test_ctrl_c_during_a_first_compile_says_interrupted(tmp_path):
+    """Whatever the interrupt lands in while the kernels compile: one line and exit 130."""
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))  # an empty cache: it compiles
+    process = subprocess.Popen([sys.executable, "cli.py", "solve", "3"], cwd=ROOT, env=environment,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not any(tmp_path.rglob("*.nbi")) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the compile has saved its first kernel
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    error = process.communicate(timeout=120)[1]
+    assert (process.returncode, error) == (130, "klondike: error: interrupted\n")
