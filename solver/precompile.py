@@ -11,7 +11,8 @@ one search into the same cache while this one compiles the others (the cache is 
 `jitcache.LockedCacheFile`); this process then loads that search from the cache. The second process
 is started only when asked (`allow_second_process`: the command line does, a library caller gets no
 unexpected process), only on a cold cache the package keeps itself, and only where a second core is
-free. Run as ``python -m solver.precompile NAME``, it compiles the search NAME.
+free. Run as ``python -m solver.precompile NAME``, it compiles the search NAME. Ctrl-C during a
+compile stops it as anywhere else (`_interrupts_kept`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import contextlib
 import os
 import subprocess
 import sys
+
 from .jitcache import PACKAGE_DIR, announce_compiling, known_uncompiled, mark_compiled
 
 SEARCHES = ("winnability", "optimal", "best-first")
