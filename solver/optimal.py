@@ -16,7 +16,6 @@ engine, and the engine's score must equal the search's.
 
 from __future__ import annotations
 
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ from .objective import (CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_
 from .cards import is_whole_number
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
-from .runner import ChunkedSearch, check_request, machine_memory_mb
+from .runner import ChunkedSearch, check_request, free_cores, machine_memory_mb
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
                      STACK_FULL, TABLE_FULL)
 from .precompile import compile_in_second_process, compile_search
@@ -325,11 +324,7 @@ def _pool() -> ThreadPoolExecutor:
 def default_threads() -> int:
     """The threads a best-first search may use here: the cores this process may run on, at most
     MAX_THREADS."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
+    return max(1, min(MAX_THREADS, free_cores()))
 
 
 class BestFirst(OptimalSearch):

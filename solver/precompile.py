@@ -24,6 +24,7 @@ import subprocess
 import sys
 
 from .jitcache import PACKAGE_DIR, announce_compiling, known_uncompiled, mark_compiled
+from .runner import free_cores
 
 SEARCHES = ("winnability", "optimal", "best-first")
 # The longest a process waits for the second one before it compiles the search itself (a second
@@ -39,14 +40,6 @@ def allow_second_process(allowed: bool = True) -> None:
     """Let `compile_in_second_process` start processes (the command line allows it)."""
     global _second_process_allowed
     _second_process_allowed = allowed
-
-
-def free_cores() -> int:
-    """How many cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
 
 
 def compile_in_second_process(name: str) -> bool:

@@ -41,6 +41,14 @@ def machine_memory_mb() -> int | None:
         return None
 
 
+def free_cores() -> int:
+    """How many cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 @functools.cache
 def keep_freed_memory() -> bool:
     """Have the C library keep the memory of freed arrays for the process's next search, instead
