@@ -7,27 +7,34 @@ Exit codes: 0 success (for `solve`: a win was found), 1 `solve` proved the deal 
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import re
 import sys
-from functools import wraps
 
-import click
-from click.core import ParameterSource
+# Importing numba takes most of a second, before `run` can catch anything: a Ctrl-C then is an
+# interrupt like any other (one line, exit 130), not Python's traceback.
+try:
+    import json
+    import math
+    import os
+    import re
+    from functools import wraps
 
-from solver import positions
-from solver.cards import is_plain_number
-from solver.errors import KlondikeError
-from solver.game import replay
-from solver.jitcache import set_compile_notice
-from solver.optimal import BEST_MEMORY_MB, MAX_THREADS, default_threads
-from solver.options import DEAL_SOURCES, build_ruleset, load_deal, load_line
-from solver.precompile import allow_second_process
-from solver.rules import PRESETS
-from solver.runner import keep_freed_memory, machine_memory_mb
-from solver.solve import DEFAULT_MEMORY_MB
+    import click
+    from click.core import ParameterSource
+
+    from solver import positions
+    from solver.cards import is_plain_number
+    from solver.errors import KlondikeError
+    from solver.game import replay
+    from solver.jitcache import set_compile_notice
+    from solver.optimal import BEST_MEMORY_MB, MAX_THREADS, default_threads
+    from solver.options import DEAL_SOURCES, build_ruleset, load_deal, load_line
+    from solver.precompile import allow_second_process
+    from solver.rules import PRESETS
+    from solver.runner import keep_freed_memory, machine_memory_mb
+    from solver.solve import DEFAULT_MEMORY_MB
+except KeyboardInterrupt:
+    sys.stderr.write("klondike: error: interrupted\n")
+    sys.exit(130)
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 4

@@ -254,3 +254,25 @@ def test_input_up_to_sixty_characters_is_shown_whole():
     assert shorten_message(whole) == whole
     assert shorten_message(f"unknown card '{'Q' * 61}', expected") == \
         f"unknown card '{'Q' * 40}...' (61 characters), expected"
+
+
+def test_ctrl_c_while_numba_imports_says_interrupted():
+    """The console script imports cli, and so numba (most of a second), before `run` can catch
+    anything: a real SIGINT sent while numba is being imported is one line and exit 130."""
+    import subprocess
+    import sys
+
+    console_script = (
+        "import os, signal, sys\n"
+        "class InterruptNumba:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numba':\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, InterruptNumba())\n"
+        "from cli import run\n"  # what the generated `klondike` script does
+        "sys.exit(run())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", console_script, "deal", "0"], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (130, "klondike: error: interrupted\n", "")
