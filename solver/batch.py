@@ -35,7 +35,7 @@ import threading
 import time
 from collections import deque
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -44,7 +44,7 @@ from .errors import KlondikeError
 from .options import DEAL_SOURCES, parse_seed
 from .cards import is_whole_number
 from .jitcache import announce_compiling
-from .runner import keep_freed_memory
+from .runner import free_cores, keep_freed_memory
 from .rules import Ruleset
 
 BASE_COLUMNS = ("seed", "source", "rules", "result", "actions", "nodes", "seconds", "reason")
@@ -170,6 +170,7 @@ class BatchConfig:
     best: bool = False
     lines: bool = False
     solve_fn: Callable | None = None
+    best_threads: int = 1  # of each deal's best-first search (`run_batch` sets it from the workers)
 
     def __post_init__(self):
         if self.source not in DEAL_SOURCES:
@@ -300,7 +301,8 @@ def best_fields(deal, config: BatchConfig) -> tuple:
     where its signature takes them."""
     from .optimal import best
 
-    budgets = {"max_nodes": config.max_nodes, "time_limit": config.time_limit, "memory_mb": config.memory_mb}
+    budgets = {"max_nodes": config.max_nodes, "time_limit": config.time_limit, "memory_mb": config.memory_mb,
+               "threads": config.best_threads}
     try:
         parameters = inspect.signature(best).parameters
         if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
@@ -942,6 +944,11 @@ def run_batch(seeds: SeedList, config: BatchConfig, out: str | None = None, resu
     todo = (seed for seed in seeds if seed not in output.done)
     jobs = jobs or os.cpu_count() or 1
     jobs = max(1, min(jobs, seeds.count - len(done_here)))
+    if cluster is None:
+        # The workers already share the cores deal by deal: a best-first search with a thread for
+        # every core in each of them would run more threads than cores, whose rounds then wait on
+        # each other. A cluster's workers run a deal on each of their threads: one thread each.
+        config = replace(config, best_threads=max(1, free_cores() // jobs))
     pool = DaskPool(config, cluster) if cluster is not None else LocalPool(config, jobs)
     progress = progress or ProgressBar(disable=True)
     progress.start(seeds.count, len(done_here), counts["win"])

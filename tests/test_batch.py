@@ -362,6 +362,7 @@ def test_best_records_score_and_bound(monkeypatch):
         calls.append((deal.seed, rules.name, time_limit))
         return types.SimpleNamespace(score=1000 + deal.seed, bound=2000 + deal.seed)
 
+    batch.ensure_warm()  # with the real searches: compiling them imports solver.optimal
     monkeypatch.setitem(sys.modules, "solver.optimal", types.SimpleNamespace(best=best))
     batch.check_best_available()  # the fake module passes the check
     config = BatchConfig(PRESETS["harmony"], max_nodes=NODES, time_limit=7.0, best=True, lines=True)
@@ -370,6 +371,40 @@ def test_best_records_score_and_bound(monkeypatch):
                          "score", "bound", "line"]
     assert (row["score"], row["bound"]) == (1003, 2003) and calls == [(3, "harmony", 7.0)]
     assert row["result"] == "win" and row["line"]
+
+
+def test_best_gets_the_cores_the_workers_leave(monkeypatch):
+    """Each deal's best-first search gets the cores divided among the workers, not a thread for
+    every core in every worker (more threads than cores)."""
+    import types
+
+    seen = []
+
+    class RecordingPool:
+        def __init__(self, config, jobs):
+            seen.append((jobs, config.best_threads))
+
+        def rows(self, seeds):
+            return iter(())
+
+        all_ready_at, rows_before_ready, warmup_seconds, peak_rss_mb, replaced, cpu_seconds = None, 0, [], [], 0, []
+
+    monkeypatch.setattr(batch, "LocalPool", RecordingPool)
+    monkeypatch.setattr(batch, "free_cores", lambda: 8)
+    config = BatchConfig(PRESETS["duel"], max_nodes=NODES, best=True)
+    for jobs in (1, 2, 3, 8, 16):
+        run_batch(parse_seeds("1-20"), config, jobs=jobs)
+    assert seen == [(1, 8), (2, 4), (3, 2), (8, 1), (16, 1)]
+
+    calls = []
+
+    def best(deal, rules, threads=1):
+        calls.append(threads)
+        return types.SimpleNamespace(score=0, bound=0)
+
+    monkeypatch.setitem(sys.modules, "solver.optimal", types.SimpleNamespace(best=best))
+    batch.best_fields(Deal.from_seed(3), BatchConfig(PRESETS["duel"], max_nodes=NODES, best=True, best_threads=4))
+    assert calls == [4]
 
 
 # --------------------------------------------------------------------------- Dask
