@@ -688,7 +688,7 @@ def bench(seeds, max_nodes, as_json):
 @click.option("--source", default="native", show_default=True, type=click.Choice(list(DEAL_SOURCES)),
               help="Where each seed's deal comes from (as for solve).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker processes (default: all cores); not with --cluster, whose workers run the deals.")
+              help="Worker processes (default: the cores this process may use); not with --cluster, whose workers run the deals.")
 @click.option("--out", default=None, metavar="FILE",
               help="Write the rows to FILE.csv or FILE.jsonl (format from the extension); "
                    "default: JSON lines on stdout.")

@@ -926,7 +926,7 @@ def run_batch(seeds: SeedList, config: BatchConfig, out: str | None = None, resu
               on_row: Callable[[dict], None] | None = None) -> dict:
     """Solve every seed under `config` and write one row per deal (see the module doc); return a summary.
 
-    jobs: worker processes (default os.cpu_count()); cluster: a Dask scheduler address (or Cluster)
+    jobs: worker processes (default: the cores this process may use, `runner.free_cores`); cluster: a Dask scheduler address (or Cluster)
     instead of local workers. Raises KlondikeError for bad input; KeyboardInterrupt passes through
     after the workers are stopped (the rows written so far stay).
     """
@@ -942,7 +942,7 @@ def run_batch(seeds: SeedList, config: BatchConfig, out: str | None = None, resu
     for row in done_here:
         counts[row["result"]] += 1
     todo = (seed for seed in seeds if seed not in output.done)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or free_cores()
     jobs = max(1, min(jobs, seeds.count - len(done_here)))
     if cluster is None:
         # The workers already share the cores deal by deal: a best-first search with a thread for

@@ -392,9 +392,9 @@ def test_best_gets_the_cores_the_workers_leave(monkeypatch):
     monkeypatch.setattr(batch, "LocalPool", RecordingPool)
     monkeypatch.setattr(batch, "free_cores", lambda: 8)
     config = BatchConfig(PRESETS["duel"], max_nodes=NODES, best=True)
-    for jobs in (1, 2, 3, 8, 16):
+    for jobs in (1, 2, 3, 8, 16, None):  # None: a worker for each core this process may use
         run_batch(parse_seeds("1-20"), config, jobs=jobs)
-    assert seen == [(1, 8), (2, 4), (3, 2), (8, 1), (16, 1)]
+    assert seen == [(1, 8), (2, 4), (3, 2), (8, 1), (16, 1), (8, 1)]
 
     calls = []
 
