@@ -704,7 +704,8 @@ def bench(seeds, max_nodes, as_json):
               help="Memory per deal for the transposition table and the search stack; a worker may grow "
                    "256 MB beyond that, a deal that needs more is recorded as error.")
 @click.option("--best", is_flag=True, help="Also record the best score and its bound (columns score, bound).")
-@click.option("--lines", is_flag=True, help="Also record the winning line (column line).")
+@click.option("--lines", is_flag=True, help="Also record the winning line (column line); with --best, also the line of the best "
+                   "score or fewest actions found (column best_line).")
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Solve on a Dask distributed cluster (scheduler address, e.g. tcp://host:8786) instead of "
                    "local processes; same rows, same --resume. Needs the extra `cluster`.")

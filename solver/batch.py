@@ -3,7 +3,7 @@
 - `parse_seeds("1-100,250,@more.txt")` turns a SEEDS argument into a `SeedList`.
 - `run_batch(seeds, config, out=...)` solves them (all cores, or a Dask cluster) and writes one row per
   deal: seed, source, rules, result, actions, nodes, seconds, reason (+ score, bound with `best`; + line
-  with `lines`). `.csv` or `.jsonl` from the file name; JSON lines on stdout without a file.
+  with `lines`; + best_line, the line of that score, with both). `.csv` or `.jsonl` from the file name; JSON lines on stdout without a file.
 - Rows are appended and flushed one complete line at a time (a single `write`), so a killed batch
   leaves at most a partial last line; `resume=True` drops it, skips the seeds already done and
   solves the rest. Rows arrive in completion order; when every seed is done the file is rewritten
@@ -50,6 +50,7 @@ from .rules import Ruleset
 BASE_COLUMNS = ("seed", "source", "rules", "result", "actions", "nodes", "seconds", "reason")
 BEST_COLUMNS = ("score", "bound")
 LINE_COLUMNS = ("line",)
+BEST_LINE_COLUMNS = ("best_line",)  # with both --best and --lines: the line the score is of
 RESULTS = ("win", "loss", "unknown", "error")
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -179,17 +180,18 @@ class BatchConfig:
     @property
     def columns(self) -> tuple[str, ...]:
         """The row's columns, in order."""
-        return BASE_COLUMNS + (BEST_COLUMNS if self.best else ()) + (LINE_COLUMNS if self.lines else ())
+        return (BASE_COLUMNS + (BEST_COLUMNS if self.best else ()) + (LINE_COLUMNS if self.lines else ())
+                + (BEST_LINE_COLUMNS if self.best and self.lines else ()))
 
 
 def make_row(seed: int, config: BatchConfig, result: str, actions=None, nodes=None, seconds=None, reason=None,
-             score=None, bound=None, line=None) -> dict:
+             score=None, bound=None, line=None, best_line=None) -> dict:
     """A row with exactly `config.columns` (reasons are kept on one line)."""
     if reason is not None:
         reason = " ".join(str(reason).split())
     values = {"seed": seed, "source": config.source, "rules": config.rules.name, "result": result,
               "actions": actions, "nodes": nodes, "seconds": None if seconds is None else round(seconds, 6),
-              "reason": reason, "score": score, "bound": bound, "line": line}
+              "reason": reason, "score": score, "bound": bound, "line": line, "best_line": best_line}
     return {column: values[column] for column in config.columns}
 
 
@@ -240,10 +242,12 @@ def _solve_row(seed: int, config: BatchConfig) -> dict:
     fields = dict(result=result.result, actions=result.actions, nodes=result.nodes, seconds=result.seconds,
                   reason=result.reason)
     if config.best:
-        score, bound, seconds = best_fields(deal, config)
+        score, bound, best_line, seconds = best_fields(deal, config)
         fields.update(score=score, bound=bound, seconds=fields["seconds"] + seconds)
     if config.lines:
         fields["line"] = list(result.line)
+        if config.best:
+            fields["best_line"] = best_line
     return make_row(seed, config, **fields)
 
 
@@ -297,8 +301,8 @@ def check_best_available() -> None:
 
 
 def best_fields(deal, config: BatchConfig) -> tuple:
-    """(score, bound, seconds) from `solver.optimal.best(deal, rules, ...)`; the budgets are passed only
-    where its signature takes them."""
+    """(score, bound, line, seconds) from `solver.optimal.best(deal, rules, ...)`; the budgets are
+    passed only where its signature takes them."""
     from .optimal import best
 
     budgets = {"max_nodes": config.max_nodes, "time_limit": config.time_limit, "memory_mb": config.memory_mb,
@@ -311,7 +315,9 @@ def best_fields(deal, config: BatchConfig) -> tuple:
         pass
     began = time.perf_counter()
     found = best(deal, config.rules, **budgets)
-    return getattr(found, "score", None), getattr(found, "bound", None), time.perf_counter() - began
+    line = getattr(found, "line", None)
+    return (getattr(found, "score", None), getattr(found, "bound", None), None if line is None else list(line),
+            time.perf_counter() - began)
 
 
 # --------------------------------------------------------------------------- reading and writing rows
@@ -365,8 +371,9 @@ def _from_csv(values: list[str], header: list[str]) -> dict:
     for key in ("reason", "source", "rules"):
         if row.get(key) == "":
             row[key] = None
-    if "line" in row:
-        row["line"] = row["line"].split()
+    for key in ("line", "best_line"):
+        if key in row:
+            row[key] = row[key].split()
     return row
 
 

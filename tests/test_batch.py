@@ -21,6 +21,7 @@ from cli import main
 from solver import batch
 from solver.batch import BatchConfig, parse_seeds, read_rows, run_batch
 from solver.deal import Deal
+from solver.game import replay
 from solver.errors import KlondikeError
 from solver.rules import PRESETS
 from solver.solve import solve
@@ -360,7 +361,7 @@ def test_best_records_score_and_bound(monkeypatch):
 
     def best(deal, rules, time_limit=None):  # no max_nodes/memory_mb: only what it takes is passed
         calls.append((deal.seed, rules.name, time_limit))
-        return types.SimpleNamespace(score=1000 + deal.seed, bound=2000 + deal.seed)
+        return types.SimpleNamespace(score=1000 + deal.seed, bound=2000 + deal.seed, line=["D", "R"])
 
     batch.ensure_warm()  # with the real searches: compiling them imports solver.optimal
     monkeypatch.setitem(sys.modules, "solver.optimal", types.SimpleNamespace(best=best))
@@ -368,9 +369,27 @@ def test_best_records_score_and_bound(monkeypatch):
     config = BatchConfig(PRESETS["harmony"], max_nodes=NODES, time_limit=7.0, best=True, lines=True)
     row = batch.solve_row(3, config)
     assert list(row) == ["seed", "source", "rules", "result", "actions", "nodes", "seconds", "reason",
-                         "score", "bound", "line"]
+                         "score", "bound", "line", "best_line"]
     assert (row["score"], row["bound"]) == (1003, 2003) and calls == [(3, "harmony", 7.0)]
-    assert row["result"] == "win" and row["line"]
+    assert row["result"] == "win" and row["line"] and row["best_line"] == ["D", "R"]
+    without_lines = batch.solve_row(3, BatchConfig(PRESETS["harmony"], max_nodes=NODES, best=True))
+    assert "best_line" not in without_lines and without_lines["score"] == 1003
+
+
+def test_best_lines_replay_to_their_scores(tmp_path):
+    """With --best and --lines each row carries the line of its score, and the reference engine,
+    replaying it, reaches that score: through the real search, workers and a CSV file."""
+    out = tmp_path / "best.csv"
+    result = run_cli("batch", "1-4", "--rules", "harmony", "--best", "--lines", "--max-nodes", NODES, "--jobs", 2,
+                     "--out", out)
+    assert result.exit_code == 0, result.stderr
+    rows = rows_of(out)
+    assert [row["seed"] for row in rows] == [1, 2, 3, 4]
+    for row in rows:
+        assert row["best_line"], row
+        replayed = replay(Deal.from_seed(row["seed"]), PRESETS["harmony"], row["best_line"])
+        assert replayed.legal, (row["seed"], replayed.error)
+        assert replayed.game.score().total == row["score"] <= row["bound"]
 
 
 def test_best_gets_the_cores_the_workers_leave(monkeypatch):
