@@ -3,7 +3,8 @@
 - `parse_seeds("1-100,250,@more.txt")` turns a SEEDS argument into a `SeedList`.
 - `run_batch(seeds, config, out=...)` solves them (all cores, or a Dask cluster) and writes one row per
   deal: seed, source, rules, result, actions, nodes, seconds, reason (+ score, bound with `best`; + line
-  with `lines`; + best_line, the line of that score, with both). `.csv` or `.jsonl` from the file name; JSON lines on stdout without a file.
+  with `lines`; + best_line, the line of that score, with both). `.csv` or `.jsonl` from the file
+  name; JSON lines on stdout without a file.
 - Rows are appended and flushed one complete line at a time (a single `write`), so a killed batch
   leaves at most a partial last line; `resume=True` drops it, skips the seeds already done and
   solves the rest. Rows arrive in completion order; when every seed is done the file is rewritten
