@@ -243,7 +243,8 @@ def _solve_row(seed: int, config: BatchConfig) -> dict:
     fields = dict(result=result.result, actions=result.actions, nodes=result.nodes, seconds=result.seconds,
                   reason=result.reason)
     if config.best:
-        score, bound, best_line, seconds = best_fields(deal, config)
+        # solve's answer saves best its first search, unless a stand-in made it (tests, experiments)
+        score, bound, best_line, seconds = best_fields(deal, config, result if config.solve_fn is None else None)
         fields.update(score=score, bound=bound, seconds=fields["seconds"] + seconds)
     if config.lines:
         fields["line"] = list(result.line)
@@ -301,13 +302,14 @@ def check_best_available() -> None:
         raise KlondikeError("--best: solver.optimal has no best() function")
 
 
-def best_fields(deal, config: BatchConfig) -> tuple:
-    """(score, bound, line, seconds) from `solver.optimal.best(deal, rules, ...)`; the budgets are
-    passed only where its signature takes them."""
+def best_fields(deal, config: BatchConfig, verdict=None) -> tuple:
+    """(score, bound, line, seconds) from `solver.optimal.best(deal, rules, ...)`, given the deal's
+    `solve` answer (`verdict`) so that it does not search for it again; the budgets and the verdict
+    are passed only where its signature takes them."""
     from .optimal import best
 
     budgets = {"max_nodes": config.max_nodes, "time_limit": config.time_limit, "memory_mb": config.memory_mb,
-               "threads": config.best_threads}
+               "threads": config.best_threads, "verdict": verdict}
     try:
         parameters = inspect.signature(best).parameters
         if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):

@@ -40,7 +40,7 @@ from .runner import ChunkedSearch, check_request, free_cores, machine_memory_mb
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
                      STACK_FULL, TABLE_FULL)
 from .precompile import compile_in_second_process, compile_search
-from .solve import deal_fields, search_params, solve
+from .solve import Result, deal_fields, search_params, solve
 from .state import LAYOUT_HASHES, STATE_SIZE, encode
 from .tt import flush_scored, rehash_scored, rehash_scored_part, rehash_talon
 
@@ -657,7 +657,7 @@ class BestFirst(OptimalSearch):
 
 def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: float | None = None,
          memory_mb: int = BEST_MEMORY_MB, start: Position | None = None, game: Game | None = None,
-         progress=None, best_first: bool = True, threads: int = 1) -> BestResult:
+         progress=None, best_first: bool = True, threads: int = 1, verdict: Result | None = None) -> BestResult:
     """The best line for the deal under `rules`, with its proven bound.
 
     It starts from the deal, from the position `start`, or from a game in progress (`game`: its
@@ -665,7 +665,9 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     `actions` are the continuation; `score` is the whole game's. `best_first=False` skips the
     best-first search and goes depth-first at once (for comparisons and tests). `threads` is how
     many threads the best-first search runs (`BestFirst`; `default_threads()` is what this machine
-    has); the depth-first searches run in one.
+    has); the depth-first searches run in one. `verdict` is an answer `solve` already gave for the
+    same deal and rules from the deal's start: its line (or proof of loss) is used instead of
+    searching again (`batch --best`).
     """
     check_request(deal, rules, start, max_nodes, time_limit, memory_mb)
     if game is not None:
@@ -675,6 +677,10 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             raise KlondikeError("a game in progress given to best() must be a Game of the same deal and rules")
     if not (is_whole_number(threads) and threads >= 1):
         raise KlondikeError(f"threads must be a whole number >= 1, got {threads!r}")
+    if verdict is not None and (not isinstance(verdict, Result) or verdict.deal != deal or verdict.rules != rules
+                                or start is not None or game is not None):
+        raise KlondikeError("a verdict given to best() must be solve's Result for the same deal and rules, "
+                            "from the deal's start")
     # On a cold cache the depth-first search compiles in a second process meanwhile (`precompile`).
     compile_in_second_process("optimal")
     for name in ("winnability", "best-first", "optimal"):
@@ -692,12 +698,14 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     incumbent_share = INCUMBENT_SHARE if rules.scoring is not None else FEWEST_INCUMBENT_SHARE
     share_nodes = None if max_nodes is None else max(1, max_nodes // incumbent_share)
     share_time = None if time_limit is None else time_limit / incumbent_share
-    verdict = solve(deal, rules, max_nodes=share_nodes, time_limit=share_time, memory_mb=memory_mb,
-                    start=position, progress=progress)
+    nodes = 0  # a verdict given was searched, and paid for, by the caller
+    if verdict is None:
+        verdict = solve(deal, rules, max_nodes=share_nodes, time_limit=share_time, memory_mb=memory_mb,
+                        start=position, progress=progress)
+        nodes = verdict.nodes
     incumbent = line_module.continue_game(origin, verdict.path if verdict.result == "win" else [])
     no_win = verdict.result == "loss"
     ceiling = None  # no line is worth more than this (proven by an earlier search), if known
-    nodes = verdict.nodes
 
     def run(search: OptimalSearch, fraction: float = 1.0) -> str | None:
         """Run a search on `fraction` of the budgets left, keep its line (a better one than the

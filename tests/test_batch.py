@@ -417,13 +417,14 @@ def test_best_gets_the_cores_the_workers_leave(monkeypatch):
 
     calls = []
 
-    def best(deal, rules, threads=1):
-        calls.append(threads)
+    def best(deal, rules, threads=1, verdict=None):
+        calls.append((threads, verdict))
         return types.SimpleNamespace(score=0, bound=0)
 
     monkeypatch.setitem(sys.modules, "solver.optimal", types.SimpleNamespace(best=best))
-    batch.best_fields(Deal.from_seed(3), BatchConfig(PRESETS["duel"], max_nodes=NODES, best=True, best_threads=4))
-    assert calls == [4]
+    config = BatchConfig(PRESETS["duel"], max_nodes=NODES, best=True, best_threads=4)
+    batch.best_fields(Deal.from_seed(3), config, "solve's answer")
+    assert calls == [(4, "solve's answer")]  # and best does not search for it again
 
 
 # --------------------------------------------------------------------------- Dask

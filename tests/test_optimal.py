@@ -30,6 +30,7 @@ from optimal_oracle import Oracle, node_position
 from solver.benchmark import BENCH_RULESETS
 from solver.cards import fits_on_tableau, parse_card
 from solver.deal import Deal
+from solver.errors import KlondikeError
 from solver.formats import export_deal, play_ksolve_moves
 from solver.game import Game, Position, replay
 from solver.movegen import MAX_MOVES, MOVE_FIELDS, forced_move, generate_choices
@@ -106,6 +107,44 @@ def test_best_line_from_a_deal_replays_and_scores_as_reported(name, seed):
     check_result(result, deal, rules)
     if rules.scoring is not None:
         assert result.score >= 100  # never worse than the line of no actions (the stop bonus)
+
+
+@pytest.mark.parametrize("name,seed", [("classic", 3), ("classic", 1), ("classic", 5), ("duel", 3)])
+def test_best_from_solves_verdict_does_not_search_it_again(name, seed, monkeypatch):
+    """`batch --best` hands best() the answer solve gave: best then runs no winnability search of
+    its own, and proves the same optimum as from its own (wins and a loss, with and without
+    scoring; budgets in which best's own share of them decides the deal too)."""
+    deal, rules = Deal.from_seed(seed), PRESETS[name]
+    verdict = solve(deal, rules, max_nodes=30_000)
+    assert verdict.result in ("win", "loss")
+    expected = best(deal, rules, max_nodes=1_000_000)
+    assert expected.optimal
+
+    def no_second_search(*args, **kwargs):
+        raise AssertionError("best() searched for the verdict it was given")
+
+    monkeypatch.setattr(optimal_module, "solve", no_second_search)
+    result = best(deal, rules, max_nodes=1_000_000, verdict=verdict)
+    check_result(result, deal, rules)
+    assert (result.score, result.bound, result.optimal, result.winnable, result.actions) == \
+        (expected.score, expected.bound, True, expected.winnable, expected.actions)
+
+
+@pytest.mark.parametrize("wrong", ["other deal", "other rules", "start", "not a result"])
+def test_a_verdict_for_something_else_is_refused(wrong):
+    deal, rules = Deal.from_seed(3), PRESETS["classic"]
+    verdict = solve(deal, rules, max_nodes=100_000)
+    kwargs = {"verdict": verdict}
+    if wrong == "other deal":
+        deal = Deal.from_seed(4)
+    elif wrong == "other rules":
+        rules = PRESETS["classic-draw3"]
+    elif wrong == "start":
+        kwargs["start"] = Position.initial(deal)
+    else:
+        kwargs["verdict"] = {"result": "win"}
+    with pytest.raises(KlondikeError, match="verdict given to best"):
+        best(deal, rules, max_nodes=1_000, **kwargs)
 
 
 def test_best_line_without_the_clock_replays():
