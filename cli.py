@@ -688,7 +688,8 @@ def bench(seeds, max_nodes, as_json):
 @click.option("--source", default="native", show_default=True, type=click.Choice(list(DEAL_SOURCES)),
               help="Where each seed's deal comes from (as for solve).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker processes (default: the cores this process may use); not with --cluster, whose workers run the deals.")
+              help="Worker processes (default: the cores this process may use); not with --cluster, whose "
+                   "workers run the deals.")
 @click.option("--out", default=None, metavar="FILE",
               help="Write the rows to FILE.csv or FILE.jsonl (format from the extension); "
                    "default: JSON lines on stdout.")
@@ -704,8 +705,9 @@ def bench(seeds, max_nodes, as_json):
               help="Memory per deal for the transposition table and the search stack; a worker may grow "
                    "256 MB beyond that, a deal that needs more is recorded as error.")
 @click.option("--best", is_flag=True, help="Also record the best score and its bound (columns score, bound).")
-@click.option("--lines", is_flag=True, help="Also record the winning line (column line); with --best, also the line of the best "
-                   "score or fewest actions found (column best_line).")
+@click.option("--lines", is_flag=True,
+              help="Also record the winning line (column line); with --best, also the line of the best score "
+                   "or fewest actions found (column best_line).")
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Solve on a Dask distributed cluster (scheduler address, e.g. tcp://host:8786) instead of "
                    "local processes; same rows, same --resume. Needs the extra `cluster`.")

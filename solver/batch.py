@@ -936,8 +936,8 @@ def run_batch(seeds: SeedList, config: BatchConfig, out: str | None = None, resu
               on_row: Callable[[dict], None] | None = None) -> dict:
     """Solve every seed under `config` and write one row per deal (see the module doc); return a summary.
 
-    jobs: worker processes (default: the cores this process may use, `runner.free_cores`); cluster: a Dask scheduler address (or Cluster)
-    instead of local workers. Raises KlondikeError for bad input; KeyboardInterrupt passes through
+    jobs: worker processes (default: the cores this process may use, `runner.free_cores`); cluster: a
+    Dask scheduler address (or Cluster) instead of local workers. Raises KlondikeError for bad input; KeyboardInterrupt passes through
     after the workers are stopped (the rows written so far stay).
     """
     _check_source(seeds, config)
@@ -952,13 +952,13 @@ def run_batch(seeds: SeedList, config: BatchConfig, out: str | None = None, resu
     for row in done_here:
         counts[row["result"]] += 1
     todo = (seed for seed in seeds if seed not in output.done)
-    jobs = jobs or free_cores()
-    jobs = max(1, min(jobs, seeds.count - len(done_here)))
+    cores = free_cores()
+    jobs = max(1, min(jobs or cores, seeds.count - len(done_here)))
     if cluster is None:
         # The workers already share the cores deal by deal: a best-first search with a thread for
         # every core in each of them would run more threads than cores, whose rounds then wait on
         # each other. A cluster's workers run a deal on each of their threads: one thread each.
-        config = replace(config, best_threads=max(1, free_cores() // jobs))
+        config = replace(config, best_threads=max(1, cores // jobs))
     pool = DaskPool(config, cluster) if cluster is not None else LocalPool(config, jobs)
     progress = progress or ProgressBar(disable=True)
     progress.start(seeds.count, len(done_here), counts["win"])
