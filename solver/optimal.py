@@ -1,17 +1,19 @@
 """Optimal lines: the highest score under a scoring ruleset, the fewest actions otherwise.
 
 `best()` first asks the winnability search for a line (a good incumbent, and a proof when there
-is no win at all). Then the depth-first branch and bound (`bnb`) tries to beat it for a thirtieth
-of the budget (it improves a poor line fast), and the best-first search (`bestfirst`, A* for the
-fewest actions) looks for better lines, highest bound first, with the rest. If that ends without a
-proof and with budget left (it dropped open nodes its best line does not reach, or could make no
-room), the branch and bound goes on below the bound it proved, with the best line so far to beat,
-after searches with higher values to beat (`aspiration_floors`). For the fewest actions A* goes
-first, and where it proves nothing in time a chain of greedy searches and the branch and bound
-shorten the line in what is left (`FEWEST_IMPROVE_SHARE`). `optimal` is true only when a
-search finished with a line (or the last one finished: the incumbent is best); otherwise `bound`
-is a proven limit on what any line can reach. The reported line is replayed by the reference
-engine, and the engine's score must equal the search's.
+is no win at all). Then the best-first search (`bestfirst`, A* for the fewest actions) looks for
+better lines, highest bound first, with all but the last share of the budget. Where it proves
+nothing in time, that share improves the line: with scoring the depth-first branch and bound
+(`bnb`), which improves a poor line fast (`IMPROVE_SHARE`); for the fewest actions a chain of
+greedy searches, then the branch and bound (`FEWEST_IMPROVE_SHARE`). Where the deal is proved lost,
+the branch and bound goes first for a thirtieth of the budget (it finds the best stop fast) and
+best-first gets the rest. If best-first ends without a proof and with budget left (it dropped open
+nodes its best line does not reach, or could make no room), the branch and bound goes on below the
+bound it proved, with the best line so far to beat, after searches with higher values to beat
+(`aspiration_floors`). `optimal` is true only when a search finished with a line (or the last one
+finished: the incumbent is best); otherwise `bound` is a proven limit on what any line can reach.
+The reported line is replayed by the reference engine, and the engine's score must equal the
+search's.
 """
 
 from __future__ import annotations
@@ -752,19 +754,23 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             winnable = "loss"
         return _result(deal, rules, origin, final, bound, optimal, winnable, nodes, began, reason)
 
-    # The fewest actions, unless the deal is proved lost: best-first is A*, whose first line is the
-    # shortest, and the depth-first search that improves the incumbent only delays it
-    # (`classic-draw3` seed 6, unlimited passes, foundation->tableau: 1.2 s with it first, 0.15 s
-    # without). If best-first has not proved the optimum within eleven twelfths of the budgets,
-    # the last twelfth goes to shortening the line (`FEWEST_IMPROVE_SHARE`). Where the winnability
-    # search found no answer, A* finds the shortest win or, searching every position a win is not
-    # ruled out from, proves there is none.
-    astar_first = rules.scoring is None and verdict.result != "loss"
+    # Unless the deal is proved lost, best-first goes first. It makes the proofs, and a depth-first
+    # search that improves the incumbent before it only delays them: for the fewest actions A*'s
+    # first line is the shortest (`classic-draw3` seed 6, unlimited passes, foundation->tableau:
+    # 1.2 s with the depth-first search first, 0.15 s without); with scoring the proofs of `duel`
+    # and `harmony` seeds 1-40 came 2 s sooner by the median (a thirtieth of 60 s), none later. If
+    # best-first has not proved the optimum within all but the last share of the budgets (a twelfth
+    # for the fewest actions, `FEWEST_IMPROVE_SHARE`; a thirtieth with scoring, `IMPROVE_SHARE`), that
+    # share goes to improving the line. Where the winnability search found no answer, best-first
+    # finds the best line or, searching every position a better one is not ruled out from, proves
+    # the incumbent best.
+    best_first_first = verdict.result != "loss"
     if best_first:
         ceiling = NO_CEILING
-        if not astar_first:
-            # A short depth-first search against the incumbent first: it improves a poor line within
-            # seconds, where the best-first search finds no line until it reaches the best one.
+        if not best_first_first:
+            # A deal proved lost: a short depth-first search against the incumbent first finds its
+            # best stop within seconds, where the best-first search finds no line until it
+            # reaches the best one.
             search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
             run(search, 1 / IMPROVE_SHARE)
             if search.proved:
@@ -774,12 +780,13 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # (it dropped open nodes its best line does not reach, or could make no room),
         # depth-first again below the bound it proved.
         search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads)
-        reason = run(search, 1 - 1 / FEWEST_IMPROVE_SHARE if astar_first else 1.0)
+        improve_share = FEWEST_IMPROVE_SHARE if rules.scoring is None else IMPROVE_SHARE
+        reason = run(search, 1 - 1 / improve_share if best_first_first else 1.0)
         ceiling = min(ceiling, search.proven_bound())
-        if search.proved or (reason is not None and not astar_first):
+        if search.proved or (reason is not None and not best_first_first):
             return answer(ceiling, search.proved, reason)
         del search
-        if astar_first:
+        if best_first_first and rules.scoring is None:
             # A* found no line in time, so the incumbent is still the winnability line, often far
             # longer than the best (or none, where the winnability search found no answer).
             # Weighted A* finds a much shorter one in a fraction of a second (`ksolve-draw1` seed
@@ -787,6 +794,14 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             # and again from that one: four fifths of what is left go to it, the rest to the
             # depth-first search below, which starts from its line.
             improve_greedily(GREEDY_SHARE)
+        elif best_first_first and reason is not None:
+            # With scoring, best-first found no line in time either: what is left goes to the
+            # depth-first search against the incumbent, which improves a poor line most in it.
+            search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
+            reason = run(search)
+            if search.proved:
+                return answer(search.best_value, True, None)
+            return answer(min(ceiling, search.proven_bound()), False, reason or "stack depth")
     last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
     root_bound = last.proven_bound() if ceiling is None else min(ceiling, last.proven_bound())
     for floor in aspiration_floors(root_bound, line_value(incumbent))[:-1]:
@@ -816,9 +831,10 @@ def _checked_line(origin: Game, search: OptimalSearch) -> Game:
     return line
 
 
-# The depth-first search that improves the incumbent gets a thirtieth of the budgets: on `harmony` it
-# gains most of what it gains in 6 s within 2 s (seeds 6, 8, 10, 23, 36: 0 to 750 points less), and
-# the best-first search, which makes the proofs, gets the rest.
+# With scoring, the depth-first search that improves the incumbent gets a thirtieth of the budgets:
+# the last, if the best-first search has not proved the optimum before, or the first, where the
+# deal is proved lost. On `harmony` it gains most of what it gains in 6 s within 2 s (seeds 6, 8,
+# 10, 23, 36: 0 to 750 points less).
 IMPROVE_SHARE = 30
 # For the fewest actions A* goes first and gets all but a twelfth of the budgets; if it proves
 # nothing, the twelfth goes to shortening the line it could not find: the chain of greedy searches

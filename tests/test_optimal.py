@@ -130,6 +130,36 @@ def test_best_from_solves_verdict_does_not_search_it_again(name, seed, monkeypat
         (expected.score, expected.bound, True, expected.winnable, expected.actions)
 
 
+def searches_run(monkeypatch) -> list[str]:
+    """The names of the optimal searches best() runs from now on, in order."""
+    names = []
+    for cls in (optimal_module.BestFirst, optimal_module.BranchAndBound):
+        def logged(self, *args, _run=cls.run_within, _name=cls.__name__, **kwargs):
+            names.append(_name)
+            return _run(self, *args, **kwargs)
+        monkeypatch.setattr(cls, "run_within", logged)
+    return names
+
+
+@pytest.mark.parametrize("name, seed, max_nodes, expected", [
+    ("duel", 3, 1_000_000, ["BestFirst"]),  # proved by best-first: nothing else runs
+    ("harmony", 8, 600_000, ["BestFirst", "BranchAndBound"]),  # not proved: the last thirtieth improves the line
+    ("duel", 21, 1_000_000, ["BranchAndBound"]),  # proved lost: the depth-first search first finds the best stop
+])
+def test_with_scoring_best_first_goes_first_and_the_depth_first_search_improves_what_it_leaves(
+        name, seed, max_nodes, expected, monkeypatch):
+    deal, rules = Deal.from_seed(seed), PRESETS[name]
+    verdict = solve(deal, rules, max_nodes=max_nodes // 3)
+    assert verdict.result == ("loss" if seed == 21 else "win")
+    names = searches_run(monkeypatch)
+    result = best(deal, rules, max_nodes=max_nodes, verdict=verdict)
+    check_result(result, deal, rules)
+    assert names == expected
+    assert result.optimal == (seed != 8)
+    if verdict.result == "win":  # never worse than the line it started from
+        assert result.score >= replay(deal, rules, verdict.line).game.score().total
+
+
 @pytest.mark.parametrize("wrong", ["other deal", "other rules", "start", "not a result"])
 def test_a_verdict_for_something_else_is_refused(wrong):
     deal, rules = Deal.from_seed(3), PRESETS["classic"]
