@@ -2,18 +2,20 @@
 
 `best()` first asks the winnability search for a line (a good incumbent, and a proof when there
 is no win at all). Then the best-first search (`bestfirst`, A* for the fewest actions) looks for
-better lines, highest bound first, with all but the last share of the budget. Where it proves
-nothing in time, that share improves the line: with scoring the depth-first branch and bound
-(`bnb`), which improves a poor line fast (`IMPROVE_SHARE`); for the fewest actions a chain of
-greedy searches, then the branch and bound (`FEWEST_IMPROVE_SHARE`). Where the deal is proved lost,
-the branch and bound goes first for a thirtieth of the budget (it finds the best stop fast) and
-best-first gets the rest. If best-first ends without a proof and with budget left (it dropped open
-nodes its best line does not reach, or could make no room), the branch and bound goes on below the
-bound it proved, with the best line so far to beat, after searches with higher values to beat
-(`aspiration_floors`). `optimal` is true only when a search finished with a line (or the last one
-finished: the incumbent is best); otherwise `bound` is a proven limit on what any line can reach.
-The reported line is replayed by the reference engine, and the engine's score must equal the
-search's.
+better lines, highest bound first. With scoring it gets the first thirtieth of the budget alone
+(`FIRST_LOOK_SHARE`), where most deals are proved; if it has not proved the optimum by then, the
+depth-first branch and bound (`bnb`), which improves a poor line fast, gets as much, and the
+best-first search goes on with the rest, storing no child that cannot beat the improved line
+(`BestFirst.raise_floor`). For the fewest actions it gets all but the last twelfth, and where it
+proves nothing in time a chain of greedy searches and the branch and bound shorten the line in
+that twelfth (`FEWEST_IMPROVE_SHARE`). Where the deal is proved lost, the branch and bound goes
+first for a thirtieth of the budget (it finds the best stop fast) and best-first gets the rest.
+If best-first ends without a proof and with budget left (it dropped open nodes its best line does
+not reach, or could make no room), the branch and bound goes on below the bound it proved, with
+the best line so far to beat, after searches with higher values to beat (`aspiration_floors`).
+`optimal` is true only when a search finished with a line (or the last one finished: the
+incumbent is best); otherwise `bound` is a proven limit on what any line can reach. The reported
+line is replayed by the reference engine, and the engine's score must equal the search's.
 """
 
 from __future__ import annotations
@@ -630,6 +632,14 @@ class BestFirst(OptimalSearch):
         """Nodes stored so far (open, expanded, or ends of lines)."""
         return int(self.counter[NODE_COUNT])
 
+    def raise_floor(self, incumbent: int) -> None:
+        """A line worth `incumbent` was found by another search: from now on no child that cannot
+        beat it is stored, and the search proves that line the best if nothing beats it (as if
+        it had started from it). A lower value changes nothing."""
+        if incumbent > self.best_value:
+            self.ctx[B_BEST] = incumbent
+            self.ctx[F_BEST_NODE] = -1  # the best line is the incumbent, kept by the caller
+
     def best_path(self) -> list[tuple[int, int, int, int]] | None:
         """The macro-moves of the best line found by this search, or None if it is the incumbent."""
         node = int(self.ctx[F_BEST_NODE])
@@ -717,8 +727,9 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         if max_nodes is not None and fraction < 1:
             share_nodes = nodes + max(1, int((max_nodes - nodes) * fraction))
         share_time = None if time_limit is None else time_left() * fraction
-        reason = search.run_within(time.perf_counter(), nodes, share_nodes, share_time, progress)
-        nodes += search.nodes
+        searched_before = search.nodes  # a search resumed has counted its nodes so far already
+        reason = search.run_within(time.perf_counter(), nodes - searched_before, share_nodes, share_time, progress)
+        nodes += search.nodes - searched_before
         if search.best_path() is not None:
             incumbent = _checked_line(origin, search)
         return reason
@@ -754,16 +765,19 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             winnable = "loss"
         return _result(deal, rules, origin, final, bound, optimal, winnable, nodes, began, reason)
 
-    # Unless the deal is proved lost, best-first goes first. It makes the proofs, and a depth-first
-    # search that improves the incumbent before it only delays them: for the fewest actions A*'s
-    # first line is the shortest (`classic-draw3` seed 6, unlimited passes, foundation->tableau:
-    # 1.2 s with the depth-first search first, 0.15 s without); with scoring the proofs of `duel`
-    # and `harmony` seeds 1-40 came 2 s sooner by the median (a thirtieth of 60 s), none later. If
-    # best-first has not proved the optimum within all but the last share of the budgets (a twelfth
-    # for the fewest actions, `FEWEST_IMPROVE_SHARE`; a thirtieth with scoring, `IMPROVE_SHARE`), that
-    # share goes to improving the line. Where the winnability search found no answer, best-first
-    # finds the best line or, searching every position a better one is not ruled out from, proves
-    # the incumbent best.
+    # Unless the deal is proved lost, best-first goes first: it makes the proofs, and a depth-first
+    # search that improves the incumbent before it only delays the easy ones. For the fewest
+    # actions, A*'s first line is the shortest (`classic-draw3` seed 6, unlimited passes,
+    # foundation->tableau: 1.2 s with the depth-first search first, 0.15 s without); if it has not
+    # proved the optimum within eleven twelfths of the budgets, the last twelfth goes to shortening
+    # the line (`FEWEST_IMPROVE_SHARE`). With scoring, best-first alone gets the first thirtieth
+    # (`FIRST_LOOK_SHARE`: 2 s of 60, where most deals are proved); if it has not proved the optimum
+    # by then, the depth-first search improves the incumbent for as long, and best-first goes on
+    # from where it was with that line as its floor, storing no child that cannot beat it
+    # (`BestFirst.raise_floor`). The floor matters on long searches: `harmony` seed 42 took 52-54 s
+    # with 2 s of depth-first search first, 61-64 s with none. Where the winnability search found
+    # no answer, best-first finds the best line or, searching every position a better one is not
+    # ruled out from, proves the incumbent best.
     best_first_first = verdict.result != "loss"
     if best_first:
         ceiling = NO_CEILING
@@ -780,10 +794,21 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         # (it dropped open nodes its best line does not reach, or could make no room),
         # depth-first again below the bound it proved.
         search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads)
-        improve_share = FEWEST_IMPROVE_SHARE if rules.scoring is None else IMPROVE_SHARE
-        reason = run(search, 1 - 1 / improve_share if best_first_first else 1.0)
+        if rules.scoring is None:
+            reason = run(search, 1 - 1 / FEWEST_IMPROVE_SHARE if best_first_first else 1.0)
+        else:
+            reason = run(search, 1 / FIRST_LOOK_SHARE if best_first_first else 1.0)
+            if best_first_first and reason is not None and not search.proved:
+                improver = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
+                run(improver, 1 / (FIRST_LOOK_SHARE - 1))  # as long as best-first's first look: 2 s of 60
+                if improver.proved:
+                    return answer(improver.best_value, True, None)
+                ceiling = min(ceiling, improver.proven_bound())
+                del improver
+                search.raise_floor(line_value(incumbent))
+                reason = run(search)
         ceiling = min(ceiling, search.proven_bound())
-        if search.proved or (reason is not None and not best_first_first):
+        if search.proved or (reason is not None and (rules.scoring is not None or not best_first_first)):
             return answer(ceiling, search.proved, reason)
         del search
         if best_first_first and rules.scoring is None:
@@ -794,14 +819,6 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
             # and again from that one: four fifths of what is left go to it, the rest to the
             # depth-first search below, which starts from its line.
             improve_greedily(GREEDY_SHARE)
-        elif best_first_first and reason is not None:
-            # With scoring, best-first found no line in time either: what is left goes to the
-            # depth-first search against the incumbent, which improves a poor line most in it.
-            search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
-            reason = run(search)
-            if search.proved:
-                return answer(search.best_value, True, None)
-            return answer(min(ceiling, search.proven_bound()), False, reason or "stack depth")
     last = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)  # its root bound first
     root_bound = last.proven_bound() if ceiling is None else min(ceiling, last.proven_bound())
     for floor in aspiration_floors(root_bound, line_value(incumbent))[:-1]:
@@ -831,10 +848,12 @@ def _checked_line(origin: Game, search: OptimalSearch) -> Game:
     return line
 
 
-# With scoring, the depth-first search that improves the incumbent gets a thirtieth of the budgets:
-# the last, if the best-first search has not proved the optimum before, or the first, where the
-# deal is proved lost. On `harmony` it gains most of what it gains in 6 s within 2 s (seeds 6, 8,
-# 10, 23, 36: 0 to 750 points less).
+# With scoring, best-first alone gets the first thirtieth of the budgets (2 s of 60), and the
+# depth-first search that improves the incumbent as long after it, only if best-first has not
+# proved the optimum by then. On `harmony` that search gains most of what it gains in 6 s within
+# 2 s (seeds 6, 8, 10, 23, 36: 0 to 750 points less). Where the deal is proved lost, it goes first,
+# for a thirtieth (`IMPROVE_SHARE`).
+FIRST_LOOK_SHARE = 30
 IMPROVE_SHARE = 30
 # For the fewest actions A* goes first and gets all but a twelfth of the budgets; if it proves
 # nothing, the twelfth goes to shortening the line it could not find: the chain of greedy searches

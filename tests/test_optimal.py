@@ -142,11 +142,13 @@ def searches_run(monkeypatch) -> list[str]:
 
 
 @pytest.mark.parametrize("name, seed, max_nodes, expected", [
-    ("duel", 3, 1_000_000, ["BestFirst"]),  # proved by best-first: nothing else runs
-    ("harmony", 8, 600_000, ["BestFirst", "BranchAndBound"]),  # not proved: the last thirtieth improves the line
+    ("duel", 12, 30_000_000, ["BestFirst"]),  # proved by best-first in its first thirtieth: nothing else runs
+    # not proved in its first thirtieth: the depth-first search improves the line, and best-first
+    # goes on from it
+    ("harmony", 8, 600_000, ["BestFirst", "BranchAndBound", "BestFirst"]),
     ("duel", 21, 1_000_000, ["BranchAndBound"]),  # proved lost: the depth-first search first finds the best stop
 ])
-def test_with_scoring_best_first_goes_first_and_the_depth_first_search_improves_what_it_leaves(
+def test_with_scoring_best_first_goes_first_and_the_depth_first_search_improves_what_it_cannot_prove_soon(
         name, seed, max_nodes, expected, monkeypatch):
     deal, rules = Deal.from_seed(seed), PRESETS[name]
     verdict = solve(deal, rules, max_nodes=max_nodes // 3)
@@ -376,6 +378,31 @@ def test_best_equals_the_exhaustive_optimum(case_id, best_first):
 
 
 FEWEST_CASES = [case[0] for case in CASES if case[2].scoring is None]
+SCORED_CASES = [case[0] for case in CASES if case[2].scoring is not None]
+
+
+def test_best_first_resumed_from_a_raised_floor_still_finds_the_exhaustive_optimum(monkeypatch):
+    """With scoring, best-first looks alone first, then the depth-first search improves the line and
+    best-first goes on with that line as its floor (`BestFirst.raise_floor`). Here both first
+    steps get a few nodes only, so that most of each search is done from a raised floor."""
+    monkeypatch.setattr(optimal_module, "FIRST_LOOK_SHARE", 100_000)  # and the depth-first search as long
+    raised = []
+    original = optimal_module.BestFirst.raise_floor
+
+    def logged(self, incumbent):
+        raised.append(incumbent > self.best_value)
+        original(self, incumbent)
+
+    monkeypatch.setattr(optimal_module.BestFirst, "raise_floor", logged)
+    for case_id in SCORED_CASES:
+        _, position, base_rules, clocks = CASES_BY_ID[case_id]
+        rules = with_clock(base_rules, clocks[0])
+        answer = oracle_answer(case_id, clocks[0])
+        result = best(DEAL0, rules, start=position, max_nodes=3_000_000)
+        assert result.optimal, describe(case_id, rules, answer, result)
+        assert line_value(result.game) == answer.value, describe(case_id, rules, answer, result)
+        check_result(result, DEAL0, rules, position)
+    assert sum(raised) >= 10, raised  # the floor was raised, not only left as it was
 
 
 @pytest.mark.parametrize("case_id", FEWEST_CASES)
