@@ -779,39 +779,46 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     # no answer, best-first finds the best line or, searching every position a better one is not
     # ruled out from, proves the incumbent best.
     best_first_first = verdict.result != "loss"
+    shortens_at_the_end = best_first_first and rules.scoring is None  # the last twelfth, see above
+
+    def improve_depth_first(fraction: float) -> BestResult | None:
+        """The depth-first search against the incumbent on `fraction` of the budgets left (it
+        improves a poor line within seconds, where best-first finds no line until it reaches the
+        best one): its answer if it proved the incumbent best, else None, with its bound kept."""
+        nonlocal ceiling
+        improver = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
+        run(improver, fraction)
+        if improver.proved:
+            return answer(improver.best_value, True, None)
+        ceiling = min(ceiling, improver.proven_bound())
+        return None
+
     if best_first:
         ceiling = NO_CEILING
-        if not best_first_first:
-            # A deal proved lost: a short depth-first search against the incumbent first finds its
-            # best stop within seconds, where the best-first search finds no line until it
-            # reaches the best one.
-            search = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
-            run(search, 1 / IMPROVE_SHARE)
-            if search.proved:
-                return answer(search.best_value, True, None)
-            ceiling = search.proven_bound()
+        # A deal proved lost: the depth-first search first finds its best stop fast.
+        if not best_first_first and (proved := improve_depth_first(1 / IMPROVE_SHARE)) is not None:
+            return proved
         # Then best-first, making room among its nodes as it goes; if it ends without a proof
         # (it dropped open nodes its best line does not reach, or could make no room),
         # depth-first again below the bound it proved.
         search = BestFirst(origin, rules, line_value(incumbent), no_win, memory_mb, threads)
-        if rules.scoring is None:
-            reason = run(search, 1 - 1 / FEWEST_IMPROVE_SHARE if best_first_first else 1.0)
+        if shortens_at_the_end:
+            reason = run(search, 1 - 1 / FEWEST_IMPROVE_SHARE)
+        elif not best_first_first:
+            reason = run(search)
         else:
-            reason = run(search, 1 / FIRST_LOOK_SHARE if best_first_first else 1.0)
-            if best_first_first and reason is not None and not search.proved:
-                improver = BranchAndBound(origin, rules, line_value(incumbent), no_win, memory_mb)
-                run(improver, 1 / (FIRST_LOOK_SHARE - 1))  # as long as best-first's first look: 2 s of 60
-                if improver.proved:
-                    return answer(improver.best_value, True, None)
-                ceiling = min(ceiling, improver.proven_bound())
-                del improver
+            reason = run(search, 1 / FIRST_LOOK_SHARE)
+            if reason is not None and not search.proved:
+                # as long as best-first's first look: 2 s of 60
+                if (proved := improve_depth_first(1 / (FIRST_LOOK_SHARE - 1))) is not None:
+                    return proved
                 search.raise_floor(line_value(incumbent))
                 reason = run(search)
         ceiling = min(ceiling, search.proven_bound())
-        if search.proved or (reason is not None and (rules.scoring is not None or not best_first_first)):
+        if search.proved or (reason is not None and not shortens_at_the_end):
             return answer(ceiling, search.proved, reason)
         del search
-        if best_first_first and rules.scoring is None:
+        if shortens_at_the_end:
             # A* found no line in time, so the incumbent is still the winnability line, often far
             # longer than the best (or none, where the winnability search found no answer).
             # Weighted A* finds a much shorter one in a fraction of a second (`ksolve-draw1` seed
