@@ -175,8 +175,9 @@ def test_with_scoring_dives_from_best_first_s_open_nodes_improve_a_line_it_could
     frontier_paths = optimal_module.BestFirst.frontier_paths
 
     def logged(self, count):
-        starts.extend(frontier_paths(self, count))
-        return starts
+        paths = frontier_paths(self, count)
+        starts.extend(paths)
+        return paths
 
     monkeypatch.setattr(optimal_module.BestFirst, "frontier_paths", logged)
     with_dives = best(deal, rules, max_nodes=max_nodes)
