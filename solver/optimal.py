@@ -31,8 +31,8 @@ import numpy as np
 
 from . import line as line_module
 from .bestfirst import (COUNTER_SIZE, F_BEST_NODE, F_CTX_SIZE, F_DROPPED, F_HEAP_SIZE, F_NODE_MARGIN,
-                        F_TALON_DOMINATED, NODE_COUNT, NODE_MASK, NODE_NUMBER_BITS, NODES_FULL, ROUND_OVER,
-                        best_first_chunk, best_first_start, compact, heap_key, key_bound, move_heap_top)
+                        F_TALON_DOMINATED, NODE_COUNT, NODE_NUMBER_BITS, NODES_FULL, ROUND_OVER, best_first_chunk,
+                        best_first_start, compact, heap_key, key_bound, key_node, move_heap_top)
 from .bnb import B_BEST, B_BEST_LENGTH, B_CTX_SIZE, bnb_chunk, open_bound, position_bound
 from .deal import Deal
 from .errors import KlondikeError
@@ -666,7 +666,7 @@ class BestFirst(OptimalSearch):
         tops = [lane.heap_keys[:min(int(lane.ctx[F_HEAP_SIZE]), FRONTIER_CANDIDATES)] for lane in self.lanes]
         ordered = np.sort(np.concatenate(tops))[::-1]
         stride = max(1, len(ordered) // max(1, count))
-        return [self._path_to(int(key) & NODE_MASK) for key in ordered[::stride][:count]]
+        return [self._path_to(int(key_node(key))) for key in ordered[::stride][:count]]
 
     def proven_bound(self) -> int:
         """A value no line can beat: the best itself once proved, else the highest bound of an open
@@ -795,7 +795,9 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
     # by then, the depth-first search improves the incumbent for as long, and best-first goes on
     # from where it was with that line as its floor, storing no child that cannot beat it
     # (`BestFirst.raise_floor`). The floor matters on long searches: `harmony` seed 42 took 52-54 s
-    # with 2 s of depth-first search first, 61-64 s with none. Where the winnability search found
+    # with 2 s of depth-first search first, 61-64 s with none. If best-first has still not proved
+    # the optimum by the last thirtieth, that thirtieth goes to dives from its open nodes
+    # (`dive_from_frontier`). Where the winnability search found
     # no answer, best-first finds the best line or, searching every position a better one is not
     # ruled out from, proves the incumbent best.
     best_first_first = verdict.result != "loss"
