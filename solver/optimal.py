@@ -23,6 +23,7 @@ line is replayed by the reference engine, and the engine's score must equal the 
 
 from __future__ import annotations
 
+import itertools
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -657,16 +658,19 @@ class BestFirst(OptimalSearch):
             node = int(parent[node])
         return path[::-1]
 
-    def frontier_paths(self, count: int) -> list[list[tuple[int, int, int, int]]]:
+    def frontier_paths(self, count: int, round_number: int = 0) -> list[list[tuple[int, int, int, int]]]:
         """The macro-moves to at most `count` open nodes of high bound, spread from the highest
         down over the tops of the threads' heaps (FRONTIER_CANDIDATES slots of each: a parent's
         key is never below its children's, so they hold the highest keys without sorting the
         whole heap, which takes seconds at tens of millions of nodes): where `best`'s dives
-        start."""
+        start. Rounds 1, 2, ... give other nodes of the same spread, none given before (the
+        candidates next to those of round 0), and none once every candidate has been given."""
         tops = [lane.heap_keys[:min(int(lane.ctx[F_HEAP_SIZE]), FRONTIER_CANDIDATES)] for lane in self.lanes]
         ordered = np.sort(np.concatenate(tops))[::-1]
         stride = max(1, len(ordered) // max(1, count))
-        return [self._path_to(int(key_node(key))) for key in ordered[::stride][:count]]
+        if round_number >= stride:
+            return []
+        return [self._path_to(int(key_node(key))) for key in ordered[round_number::stride][:count]]
 
     def proven_bound(self) -> int:
         """A value no line can beat: the best itself once proved, else the highest bound of an open
@@ -820,14 +824,21 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         bounds, on all of the budgets left, DIVE_NODES nodes each at most: best-first has made the
         early choices that lead towards its bound, and a dive finishes such a line; the search
         from the root keeps the early choices of its first line, which make it poor (`harmony`
-        seed 104, 60 s: 86,900 points without dives, 94,550 with them; bound 98,000)."""
-        starts = search.frontier_paths(DIVES)
-        for done, path in enumerate(starts):
-            if (time_limit is not None and time_left() <= 0) or (max_nodes is not None and nodes >= max_nodes):
+        seed 104, 60 s: 86,900 points without dives, 94,550 with them; bound 98,000). Where
+        every dive of a round ends before its share of the budgets (none of their nodes leads
+        to a better line), the rest goes to a round from other open nodes, until the budgets
+        run out (with neither set, one round). They stop once a line reaches the bound."""
+        for round_number in itertools.count():
+            starts = search.frontier_paths(DIVES, round_number)
+            for done, path in enumerate(starts):
+                if ((time_limit is not None and time_left() <= 0) or (max_nodes is not None and nodes >= max_nodes)
+                        or line_value(incumbent) >= ceiling):
+                    return
+                start = line_module.continue_game(origin, path)
+                dive = BranchAndBound(start, rules, line_value(incumbent), no_win, memory_mb)
+                run(dive, 1 / (len(starts) - done), DIVE_NODES, start)
+            if not starts or (time_limit is None and max_nodes is None):
                 return
-            start = line_module.continue_game(origin, path)
-            dive = BranchAndBound(start, rules, line_value(incumbent), no_win, memory_mb)
-            run(dive, 1 / (len(starts) - done), DIVE_NODES, start)
 
     if best_first:
         ceiling = NO_CEILING

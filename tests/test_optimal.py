@@ -174,24 +174,45 @@ def test_with_scoring_dives_from_best_first_s_open_nodes_improve_a_line_it_could
     starts = []
     frontier_paths = optimal_module.BestFirst.frontier_paths
 
-    def logged(self, count):
-        paths = frontier_paths(self, count)
+    def logged(self, count, round_number=0):
+        paths = frontier_paths(self, count, round_number)
         starts.extend(paths)
         return paths
 
     monkeypatch.setattr(optimal_module.BestFirst, "frontier_paths", logged)
     with_dives = best(deal, rules, max_nodes=max_nodes)
-    assert 0 < len(starts) <= optimal_module.DIVES and all(starts)
+    assert len(starts) > 0 and all(starts)
+    assert len(set(map(tuple, starts))) == len(starts)  # no open node dived from twice, in any round
     game = check_result(with_dives, deal, rules)
     # the line goes through one of the open nodes: it begins with one of the paths
     prefixes = [continue_game(Game(deal, rules), path).line for path in starts]
     assert any(game.line[:len(prefix)] == prefix for prefix in prefixes)
-    monkeypatch.setattr(optimal_module.BestFirst, "frontier_paths", lambda self, count: [])
+    monkeypatch.setattr(optimal_module.BestFirst, "frontier_paths", lambda self, count, round_number=0: [])
     without = best(deal, rules, max_nodes=max_nodes)
     check_result(without, deal, rules)
     assert not with_dives.optimal and not without.optimal
     assert with_dives.bound == without.bound  # the same best-first search before them
     assert with_dives.score > without.score
+
+
+def test_dives_whose_round_ends_early_go_on_from_other_open_nodes(monkeypatch):
+    """Where every dive of the first round ends before its share (their nodes lead to no better
+    line), what is left goes to a second round from open nodes none of the first round's: on
+    `harmony` seed 2 at 600,000 nodes both rounds dive from 64 nodes each, 128 different."""
+    rounds = {}
+    frontier_paths = optimal_module.BestFirst.frontier_paths
+
+    def logged(self, count, round_number=0):
+        rounds[round_number] = frontier_paths(self, count, round_number)
+        return rounds[round_number]
+
+    monkeypatch.setattr(optimal_module.BestFirst, "frontier_paths", logged)
+    deal, rules = Deal.from_seed(2), PRESETS["harmony"]
+    result = best(deal, rules, max_nodes=600_000)
+    check_result(result, deal, rules)
+    assert result.nodes == 600_000  # the rounds went on until the budget ran out
+    assert sorted(rounds) == [0, 1] and [len(rounds[0]), len(rounds[1])] == [optimal_module.DIVES] * 2
+    assert not {tuple(path) for path in rounds[0]} & {tuple(path) for path in rounds[1]}
 
 
 def test_dives_that_do_most_of_the_search_never_beat_the_exhaustive_optimum(monkeypatch):
@@ -202,25 +223,38 @@ def test_dives_that_do_most_of_the_search_never_beat_the_exhaustive_optimum(monk
     monkeypatch.setattr(optimal_module, "DIVE_SHARE", 1.0001)  # best-first: a ten-thousandth of what is left
     monkeypatch.setattr(optimal_module, "DIVE_NODES", 2_000)
     dive_lines = []
+    events = []  # per case: "run" for each depth-first search, "line" for each line a dive found
     checked_line = optimal_module._checked_line
+    run_within = optimal_module.BranchAndBound.run_within
 
     def logged(start, search):
         dive_lines.append(start.actions > 0)  # a dive starts past the case's position
+        if start.actions > 0:
+            events.append("line")
         return checked_line(start, search)
 
+    def logged_run(self, *args, **kwargs):
+        events.append("run")
+        return run_within(self, *args, **kwargs)
+
     monkeypatch.setattr(optimal_module, "_checked_line", logged)
+    monkeypatch.setattr(optimal_module.BranchAndBound, "run_within", logged_run)
     optimal_dives = 0
     for case_id in SCORED_CASES:
         _, position, base_rules, clocks = CASES_BY_ID[case_id]
         rules = with_clock(base_rules, clocks[0])
         answer = oracle_answer(case_id, clocks[0])
         found = sum(dive_lines)
+        events.clear()
         result = best(DEAL0, rules, start=position, max_nodes=20_000)
         check_result(result, DEAL0, rules, position)
         assert line_value(result.game) <= answer.value <= result.bound, describe(case_id, rules, answer, result)
         if result.optimal:
             assert line_value(result.game) == answer.value, describe(case_id, rules, answer, result)
-        optimal_dives += sum(dive_lines) > found and result.optimal
+        if sum(dive_lines) > found and result.optimal:
+            optimal_dives += 1
+            # the dive whose line reached the bound was the last search: no dive after it
+            assert events[-2:] == ["run", "line"], describe(case_id, rules, answer, result)
     assert sum(dive_lines) >= 30 and optimal_dives >= 15, (sum(dive_lines), optimal_dives)
 
 
