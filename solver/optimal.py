@@ -825,9 +825,9 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         early choices that lead towards its bound, and a dive finishes such a line; the search
         from the root keeps the early choices of its first line, which make it poor (`harmony`
         seed 104, 60 s: 86,900 points without dives, 94,550 with them; bound 98,000). Where
-        every dive of a round ends before its share of the budgets (none of their nodes leads
-        to a better line), the rest goes to a round from other open nodes, until the budgets
-        run out (with neither set, one round). They stop once a line reaches the bound."""
+        the dives of a round leave budget unspent (each ends at DIVE_NODES, or once it has
+        searched all below its node), the rest goes to a round from other open nodes, until the
+        budgets run out (with neither set, one round). They stop once a line reaches the bound."""
         for round_number in itertools.count():
             starts = search.frontier_paths(DIVES, round_number)
             for done, path in enumerate(starts):

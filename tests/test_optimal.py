@@ -196,8 +196,8 @@ def test_with_scoring_dives_from_best_first_s_open_nodes_improve_a_line_it_could
 
 
 def test_dives_whose_round_ends_early_go_on_from_other_open_nodes(monkeypatch):
-    """Where every dive of the first round ends before its share (their nodes lead to no better
-    line), what is left goes to a second round from open nodes none of the first round's: on
+    """Where the dives of the first round leave budget unspent, what is left goes to a second
+    round from open nodes none of the first round's: on
     `harmony` seed 2 at 600,000 nodes both rounds dive from 64 nodes each, 128 different."""
     rounds = {}
     frontier_paths = optimal_module.BestFirst.frontier_paths
