@@ -16,9 +16,11 @@ the dives' thirtieth apart.
 If best-first ends without a proof and with budget left (it dropped open nodes its best line does
 not reach, or could make no room), the branch and bound goes on below the bound it proved, with
 the best line so far to beat, after searches with higher values to beat (`aspiration_floors`).
+A line not proved best has its detours cut in the last moments of the time (`detours`).
 `optimal` is true only when a search finished with a line (or the last one finished: the
-incumbent is best); otherwise `bound` is a proven limit on what any line can reach. The reported
-line is replayed by the reference engine, and the engine's score must equal the search's.
+incumbent is best), or the line reaches a proven bound; otherwise `bound` is a proven limit on
+what any line can reach. The reported line is replayed by the reference engine, and the engine's
+score must equal the search's.
 """
 
 from __future__ import annotations
