@@ -54,7 +54,7 @@ def _layout(game: Game) -> tuple:
     return game.position.key()[:-1]
 
 
-def _play(origin: Game, actions: list[Action]) -> Game | None:
+def played(origin: Game, actions: list[Action]) -> Game | None:
     """`actions` played on a copy of `origin`, or None where the engine refuses one."""
     game = origin.copy()
     try:
@@ -85,7 +85,7 @@ def cut_detours(origin: Game, line: Game, value: Callable[[Game], int], deadline
                                     and action.card == actions[first].card)]
                 else:
                     kept = actions[:first] + actions[last + 1:]
-                game = _play(origin, kept)
+                game = played(origin, kept)
                 if game is not None and value(game) > best_value:
                     actions, best, best_value, improved = kept, game, value(game), True
                     break

@@ -8,8 +8,7 @@ import pytest
 from solver import optimal as optimal_module
 from solver.benchmark import BENCH_RULESETS
 from solver.deal import Deal
-from solver.detours import cut_detours
-from solver.errors import KlondikeError
+from solver.detours import cut_detours, played
 from solver.game import Game, replay
 from solver.notation import DRAW, RECYCLE, move
 from solver.optimal import best, line_value
@@ -17,17 +16,6 @@ from solver.rules import PRESETS
 
 HARMONY = PRESETS["harmony"]
 KSOLVE_DRAW1 = BENCH_RULESETS["ksolve-draw1"]  # unlimited passes, foundation->tableau, fewest actions
-
-
-def played(origin: Game, actions) -> Game | None:
-    """`actions` played on a copy of `origin`, or None if the engine refuses one."""
-    game = origin.copy()
-    try:
-        for action in actions:
-            game.apply(action)
-    except KlondikeError:
-        return None
-    return game
 
 
 def own_actions(game: Game) -> list:
