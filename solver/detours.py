@@ -11,6 +11,7 @@ best line has none that pays, so only unproved lines are worth cutting.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator
 
@@ -19,25 +20,24 @@ from .game import Game
 from .notation import Action
 
 
-def _moves_back(actions: list[Action]) -> Iterator[tuple[int, int]]:
-    """Stretches (first, last) whose moves of one card to leave out of `actions`: a move of a
-    card and the card's later moves up to the first that puts it back where that move took it
-    from (down from its foundation and up again, or to a pile and back). The actions of other
-    cards in between stay."""
+def _without_moves_back(actions: list[Action]) -> Iterator[list[Action]]:
+    """`actions` without a move of a card and the card's later moves up to the first that puts it
+    back where that move took it from (down from its foundation and up again, or to a pile and
+    back); the actions of other cards in between stay. One such line for each move."""
     for first, action in enumerate(actions):
         if action.kind != "move":
             continue
         for last in range(first + 1, len(actions)):
             later = actions[last]
             if later.kind == "move" and later.card == action.card and later.target == action.source:
-                yield first, last
+                yield [kept for index, kept in enumerate(actions)
+                       if not (first <= index <= last and kept.kind == "move" and kept.card == action.card)]
                 break
 
 
-def _loops(origin: Game, actions: list[Action]) -> Iterator[tuple[int, int]]:
-    """Stretches (first, last) of `actions` after which the layout (piles, stock, waste and
-    foundations, the pass number aside) is as it was before them, the longest first for each
-    start: all of the stretch is left out."""
+def _without_loops(origin: Game, actions: list[Action]) -> Iterator[list[Action]]:
+    """`actions` without a stretch after which the layout (piles, stock, waste and foundations,
+    the pass number aside) is as it was before it; for each start, the longest stretch first."""
     game = origin.copy()
     seen: dict[tuple, list[int]] = {_layout(game): [0]}
     for index, action in enumerate(actions):
@@ -45,7 +45,7 @@ def _loops(origin: Game, actions: list[Action]) -> Iterator[tuple[int, int]]:
         seen.setdefault(_layout(game), []).append(index + 1)
     loops = [(starts[0], ends) for starts in seen.values() if len(starts) > 1 for ends in starts[1:]]
     for first, after in sorted(loops, key=lambda loop: (loop[0], -loop[1])):
-        yield first, after - 1
+        yield actions[:first] + actions[after:]
 
 
 def _layout(game: Game) -> tuple:
@@ -74,21 +74,11 @@ def cut_detours(origin: Game, line: Game, value: Callable[[Game], int], deadline
     improved = True
     while improved:
         improved = False
-        for kind in (_loops, _moves_back):
-            stretches = kind(origin, actions) if kind is _loops else kind(actions)
-            for first, last in stretches:
-                if deadline is not None and time.perf_counter() >= deadline:
-                    return best
-                if kind is _moves_back:
-                    kept = [action for index, action in enumerate(actions)
-                            if not (first <= index <= last and action.kind == "move"
-                                    and action.card == actions[first].card)]
-                else:
-                    kept = actions[:first] + actions[last + 1:]
-                game = played(origin, kept)
-                if game is not None and value(game) > best_value:
-                    actions, best, best_value, improved = kept, game, value(game), True
-                    break
-            if improved:
+        for kept in itertools.chain(_without_loops(origin, actions), _without_moves_back(actions)):
+            if deadline is not None and time.perf_counter() >= deadline:
+                return best
+            game = played(origin, kept)
+            if game is not None and value(game) > best_value:
+                actions, best, best_value, improved = kept, game, value(game), True
                 break
     return best

@@ -944,8 +944,8 @@ FRONTIER_CANDIDATES = 4096  # heap slots of each thread looked at for them (`Bes
 # (docs/MEASUREMENTS.md); a sixth would have cost deals this machine proves in 50-58 s on a slow day.
 FEWEST_IMPROVE_SHARE = 12
 # A line not proved best has its detours cut (`detours.cut_detours`) in the last fiftieth of the
-# time, a quarter of a second at most (0.2 s of 60; cutting took at most 0.07 s on `harmony` seeds
-# 1-40 at 2 s, where it gained 300-600 points on 4 of the 26 lines not proved).
+# time, a quarter of a second at most (0.25 s of 60, 0.04 s of 2; cutting took at most 0.07 s on
+# `harmony` seeds 1-40 at 2 s, where it gained 300-600 points on 4 of the 26 lines not proved).
 DETOUR_SHARE = 50
 DETOUR_MOST_SECONDS = 0.25
 GREEDY_SHARE = 0.8
