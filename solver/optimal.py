@@ -786,10 +786,10 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
 
     def answer(bound: int, optimal: bool, reason: str | None) -> BestResult:
         nonlocal incumbent
-        if not optimal:
+        if not optimal and line_value(incumbent) < bound:
             incumbent = cut_detours(origin, incumbent, line_value, None if time_limit is None else began + time_limit)
-            if line_value(incumbent) >= bound:  # the line without its detours reaches the proven bound
-                optimal, reason = True, None
+        if not optimal and line_value(incumbent) >= bound:  # a dive's line, or one cut of its detours, reaches it
+            optimal, reason = True, None
         final = _stop_at_time_limit(origin, incumbent)
         winnable = verdict.result
         if winnable == "unknown" and final.won:
@@ -878,8 +878,7 @@ def best(deal: Deal, rules: Ruleset, max_nodes: int | None = None, time_limit: f
         if reason is not None and not shortens_at_the_end:
             # With scoring, the last thirtieth goes to finishing lines best-first has begun.
             dive_from_frontier(search)
-            reached = line_value(incumbent) >= ceiling  # a dive found a line worth the bound
-            return answer(ceiling, reached, None if reached else reason)
+            return answer(ceiling, False, reason)  # optimal if a dive's line reaches the bound
         del search
         if shortens_at_the_end:
             # A* found no line in time, so the incumbent is still the winnability line, often far
