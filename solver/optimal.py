@@ -53,7 +53,7 @@ from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, 
 from .precompile import compile_in_second_process, compile_search
 from .solve import Result, deal_fields, search_params, solve
 from .state import LAYOUT_HASHES, STATE_SIZE, encode
-from .tt import flush_scored, rehash_scored, rehash_scored_part, rehash_talon
+from .tt import flush_scored, grow_scored_in_place, grow_talon_in_place, rehash_scored, rehash_scored_part
 
 INCUMBENT_SHARE = 3  # the winnability search gets at most a third of the budgets
 # ... and a thirtieth where the fewest actions count: A* needs no line to start from and, where
@@ -162,15 +162,48 @@ def _root_search(origin: Game, rules: Ruleset, no_win: bool, state: np.ndarray, 
     return params, obj, card_points, points, counters.actions
 
 
-def record_columns(entries: int, dtypes: tuple) -> list[np.ndarray]:
-    """A zeroed table of `entries` records, one field of each of `dtypes`, as one array a column.
+WRAPPED_SPARE = 4096  # entries a scored table's growth may set aside (`tt.grow_scored_in_place`)
+
+
+class GrowingRecords:
+    """A table of records, one field of each of `dtypes` an entry, as one array a column, that
+    grows in place within an array reserved at the start for its largest size.
 
     The columns are strided views of the records, so an entry's fields lie side by side and a
     probe waits for one cache line, not one a column (the kernels take the views as they are).
     Best-first alone on `harmony` seeds 13 and 14 took 14% and 12% less time with the main table so;
-    seed 147 a fifth less with the talon table so too."""
-    records = np.zeros(entries, dtype=[(f"c{column}", dtype) for column, dtype in enumerate(dtypes)])
-    return [records[f"c{column}"] for column in range(len(dtypes))]
+    seed 147 a fifth less with the talon table so too.
+
+    np.empty takes address space only, and a page is used when it is first touched, so each size
+    of the table uses the pages of the size before and those of its new part. A table grown into
+    a new array each time took fresh pages for every size in turn, about twice its largest size;
+    where the machine backs memory only when it is first touched, fresh pages took a third of the
+    time of a lone `best` (docs/MEASUREMENTS.md, "A lone `best` and fresh pages")."""
+
+    def __init__(self, dtypes: tuple, entries: int, most_entries: int):
+        self.dtype = np.dtype([(f"c{column}", dtype) for column, dtype in enumerate(dtypes)])
+        self.records = np.empty(max(entries, most_entries), dtype=self.dtype)
+        self.entries = 0
+        self.columns = self.grow(entries)
+
+    def grow(self, entries: int) -> list[np.ndarray]:
+        """The columns of the table at `entries` slots (no fewer than now), the new slots zeroed
+        and the entries left where they are, for the caller to move (`tt.grow_scored_in_place`,
+        `tt.grow_talon_in_place`). Past the reserve, the records move to a larger array."""
+        if entries > self.records.shape[0]:
+            larger = np.empty(entries, dtype=self.dtype)
+            larger[:self.entries] = self.records[:self.entries]
+            self.records = larger
+        self.records[self.entries:entries] = 0  # every field
+        self.entries = entries
+        self.columns = [self.records[name][:entries] for name in self.dtype.names]
+        return self.columns
+
+    def copy(self) -> list[np.ndarray]:
+        """The columns of a copy of the table, strided as its own (numba compiles a kernel once
+        for both)."""
+        records = self.records[:self.entries].copy()
+        return [records[name] for name in self.dtype.names]
 
 
 class OptimalSearch(ChunkedSearch):
@@ -180,7 +213,7 @@ class OptimalSearch(ChunkedSearch):
     table_dtypes = (np.uint64, np.int64)  # key XOR info, info: points and actions (`tt.scored_info`)
 
     def _new_table(self, entries: int) -> list[np.ndarray]:
-        return record_columns(entries, self.table_dtypes)
+        return GrowingRecords(self.table_dtypes, entries, entries).columns
 
     def _rehash(self, old, new) -> int:
         return rehash_scored(old[0], old[1], new[0], new[1])
@@ -381,8 +414,9 @@ class BestFirst(OptimalSearch):
         self.max_talon_entries = 1 << max(10, int(memory_mb * (1 << 20) * TALON_TABLE_SHARE / 16).bit_length() - 1)
         # key and info side by side, as in the main table: the probe of a child, fetched ahead
         # (`bestfirst.play_children`), then waits for one cache line
-        self.talon_keys, self.talon_info = record_columns(min(FIRST_TALON_ENTRIES, self.max_talon_entries),
-                                                          self.talon_dtypes)
+        self.talon_records = GrowingRecords(self.talon_dtypes, min(FIRST_TALON_ENTRIES, self.max_talon_entries),
+                                            self.max_talon_entries)
+        self.talon_keys, self.talon_info = self.talon_records.columns
         nodes_budget = int(memory_mb * (1 << 20)) - self.max_table_entries * self.entry_bytes - stack_bytes - \
             self.max_talon_entries * 16
         # at most the node numbers a heap key holds (`bestfirst.heap_key`): 2 GB keep about 28 M
@@ -436,6 +470,31 @@ class BestFirst(OptimalSearch):
                 nd["depth"], nd["key"], nd["tight"], lane.heap_keys, self.table[0], self.table[1], lane.ctx,
                 self.params, self.obj, self.card_points)
 
+    def _new_table(self, entries: int) -> list[np.ndarray]:
+        # Reserved for the largest table the memory allows (the nodes have the rest: `__init__`) and
+        # grown in place (`_grow_table`). The depth-first search's table is not: its searches run
+        # beside this one (`best`'s improver and dives), and a reserve of the whole budget for each
+        # would take more address space than a `batch` worker is allowed (RLIMIT_AS, `--memory`).
+        self.table_records = GrowingRecords(self.table_dtypes, entries, self.max_table_entries)
+        self.wrapped_spare = GrowingRecords(self.table_dtypes, WRAPPED_SPARE, WRAPPED_SPARE).columns
+        return self.table_records.columns
+
+    def _grow_table(self, entries: int) -> int:
+        old = self.table_entries
+        self.table = self.table_records.grow(entries)
+        count = grow_scored_in_place(self.table[0], self.table[1], old, *self.wrapped_spare)
+        if count < 0:  # more entries wrap round the end than the spare holds (not seen): rehash a copy
+            copy = self.table_records.copy()
+            for column in self.table:
+                column[:] = 0
+            count = self._rehash(copy, self.table)
+        return count
+
+    def compile_growth(self) -> None:
+        # a growth to the same size moves nothing; nor does rehashing the table's own entries
+        grow_scored_in_place(self.table[0], self.table[1], self.table_entries, *self.wrapped_spare)
+        self._rehash(self.table_records.copy(), self.table)
+
     def _rehash(self, old, new) -> int:
         # Growing the table stops the search: all its threads take a part of the old table, as
         # each spends the time (harmony seed 147: 3.5 s of a 30 s search, the last doubling 1.8 s).
@@ -460,9 +519,9 @@ class BestFirst(OptimalSearch):
         if not self._growth_fits(size):
             return  # a smaller table only cuts fewer visits; a late growth overran the deadline
         started = time.perf_counter()
-        grown = record_columns(size, self.talon_dtypes)
-        rehash_talon(self.talon_keys, self.talon_info, *grown)
-        self.talon_keys, self.talon_info = grown
+        old = self.talon_keys.shape[0]
+        self.talon_keys, self.talon_info = self.talon_records.grow(size)
+        grow_talon_in_place(self.talon_keys, self.talon_info, old)
         self._note_growth(started, size)  # its records are as large as the main table's
 
     def _kernel(self, node_budget: int) -> int:
@@ -611,8 +670,8 @@ class BestFirst(OptimalSearch):
     def compile_rest(self) -> None:
         """Compile the kernels that make room and hand work between threads (`runner.ChunkedSearch`)."""
         self._make_room()
-        # Two empty slots: numpy calls a one-element view contiguous, and numba would compile for that.
-        rehash_talon(self.talon_keys[:2], self.talon_info[:2], self.talon_keys, self.talon_info)
+        # a growth to the same size: nothing moves
+        grow_talon_in_place(self.talon_keys, self.talon_info, self.talon_keys.shape[0])
         first = self.lanes[0]
         move_heap_top(first.heap_keys, first.ctx, first.heap_keys, first.ctx, 0)
 

@@ -144,7 +144,7 @@ def compile_search(name: str) -> None:
     with _interrupts_kept():
         search = _tiny_search(name)
         search.run(1)
-        search._rehash(search.table, search._new_table(search.table_entries))
+        search.compile_growth()
         search._free_room(0)
         search.compile_rest()
     mark_compiled(name)

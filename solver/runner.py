@@ -229,9 +229,7 @@ class ChunkedSearch:
                 size = self.table_entries
                 if size * 2 <= self.max_table_entries and self._growth_fits(size * 2):
                     started = time.perf_counter()
-                    bigger = self._new_table(size * 2)
-                    self.ctx[CTX_TABLE_COUNT] = self._rehash(self.table, bigger)
-                    self.table = bigger
+                    self.ctx[CTX_TABLE_COUNT] = self._grow_table(size * 2)
                     self._note_growth(started, size * 2)
                 else:
                     self.ctx[CTX_TABLE_COUNT] = self._free_room(int(self.ctx[CTX_DEPTH]))
@@ -243,6 +241,19 @@ class ChunkedSearch:
             elif self.status != RUNNING:
                 return self.status
         return RUNNING
+
+    def _grow_table(self, entries: int) -> int:
+        """Make the table one of `entries` holding every entry of the old one; returns how many.
+        Here a new table, rehashed into; a search may grow its table in place instead."""
+        bigger = self._new_table(entries)
+        count = self._rehash(self.table, bigger)
+        self.table = bigger
+        return count
+
+    def compile_growth(self) -> None:
+        """Run the kernels a growth of the table runs, leaving the table as it was, so that they
+        are compiled before any budget counts (`precompile.compile_search`)."""
+        self._rehash(self.table, self._new_table(self.table_entries))
 
     def _note_growth(self, started: float, entries: int) -> None:
         """Keep the speed of a table growth to `entries` begun at `started` (`_growth_fits`)."""

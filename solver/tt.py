@@ -229,6 +229,57 @@ def rehash_scored_part(old_checks, old_infos, checks, infos, start, stop):
 
 
 @kernel
+def grow_scored_in_place(checks, infos, old_size, spare_checks, spare_infos):
+    """Double the scored table in place (`optimal.GrowingRecords`): the columns are the table at
+    twice `old_size`, the entries in the first `old_size` slots and the rest zero. Returns the
+    entries, or -1, with nothing changed, if the entries from slot 0 up to the first empty slot
+    outnumber the spare columns (the caller then rehashes a copy).
+
+    An entry's new home slot is its old one or that plus `old_size`, and linear probing keeps no
+    empty slot between an entry's home and its slot. The entries before the first empty slot may
+    have wrapped round from the end, so they are set aside in the spare columns and their slots
+    emptied. Then, going up from that empty slot, which no probe sequence crosses, each entry moves
+    to the first empty slot from its new home on, as `evict` closes gaps: the slots it passes are
+    settled, and the slot it leaves lies after them. An entry whose probes run past the new end
+    finds the set-aside slots empty or settled. Last, the set-aside entries go in as new ones."""
+    size = checks.shape[0]
+    mask = size - 1
+    first_empty = 0
+    while first_empty < old_size and (checks[first_empty] != 0 or infos[first_empty] != 0):
+        first_empty += 1
+    if first_empty == old_size or first_empty > spare_checks.shape[0]:
+        return -1
+    for slot in range(first_empty):
+        spare_checks[slot] = checks[slot]
+        spare_infos[slot] = infos[slot]
+        checks[slot] = 0
+        infos[slot] = 0
+    count = 0
+    for i in range(first_empty + 1, old_size):
+        check, info = checks[i], infos[i]
+        if check == 0 and info == 0:
+            continue
+        count += 1
+        slot = home_slot(checks, check ^ np.uint64(info))
+        while slot != i and (checks[slot] != 0 or infos[slot] != 0):
+            slot = (slot + 1) & mask
+        if slot != i:
+            checks[slot] = check
+            infos[slot] = info
+            checks[i] = 0
+            infos[i] = 0
+    for index in range(first_empty):
+        check, info = spare_checks[index], spare_infos[index]
+        slot = home_slot(checks, check ^ np.uint64(info))
+        while checks[slot] != 0 or infos[slot] != 0:
+            slot = (slot + 1) & mask
+        checks[slot] = check
+        infos[slot] = info
+        count += 1
+    return count
+
+
+@kernel
 def flush_scored(checks, infos, keep_keys, keep_points, keep_actions, keep_count):
     """Empty the scored table, then put back the first `keep_count` path entries."""
     checks[:] = 0
@@ -322,15 +373,21 @@ def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
 
 
 @kernel
-def rehash_talon(old_keys, old_info, keys, info):
-    """Move every entry of the talon table into a table a power of two times larger. Nothing is
-    lost: an entry's new slot has its old slot's number as its low bits, so no two meet there."""
-    for slot in range(old_keys.shape[0]):
-        stored = old_info[slot]
-        if old_keys[slot] != 0 or stored != 0:
-            target = home_slot(keys, old_keys[slot] ^ np.uint64(stored))
-            info[target] = stored
-            keys[target] = old_keys[slot]
+def grow_talon_in_place(talon_keys, talon_info, old_size):
+    """Grow the talon table in place (`optimal.GrowingRecords`): the columns are the table at its
+    new size, a power of two times `old_size`, with the entries in the first `old_size` slots and
+    the rest zero. Nothing is lost: an entry's new slot has its old slot's number as its low bits,
+    so it is its old slot or one of the zeroed ones, and no two entries meet there."""
+    for slot in range(old_size):
+        stored = talon_info[slot]
+        check = talon_keys[slot]
+        if check != 0 or stored != 0:
+            target = home_slot(talon_keys, check ^ np.uint64(stored))
+            if target != slot:
+                talon_info[target] = stored
+                talon_keys[target] = check
+                talon_info[slot] = 0
+                talon_keys[slot] = 0
 
 
 @kernel

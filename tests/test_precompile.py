@@ -66,17 +66,44 @@ def test_a_search_is_compiled_after_its_second_process_is_done(cold_cache, monke
     assert "best-first" in precompile._compiled and not precompile._second_processes
 
 
-def test_compile_rest_compiles_the_talon_rehash_for_the_arrays_a_growth_passes(monkeypatch):
-    """`compile_rest` compiled `tt.rehash_talon` for a one-entry table, which numpy calls
-    contiguous: the first growth of the table compiled it again inside the search's budget."""
+def test_compile_rest_compiles_the_talon_growth_for_the_arrays_a_growth_passes(monkeypatch):
+    """`compile_rest` once compiled the talon table's growth for a one-entry table, which numpy
+    calls contiguous: the first growth of the table compiled it again inside the search's budget."""
     search = precompile._tiny_search("best-first")
     calls = []
-    monkeypatch.setattr(optimal, "rehash_talon", lambda *arrays: calls.append(tuple(map(numba.typeof, arrays))))
+    monkeypatch.setattr(optimal, "grow_talon_in_place", lambda *arrays: calls.append(tuple(map(numba.typeof, arrays))))
     search.compile_rest()
     search.max_talon_entries = 2 * search.talon_keys.shape[0]
     search.counter[NODE_COUNT] = search.max_talon_entries  # as many nodes stored as need the table doubled
     search._grow_talon_table()
     assert len(calls) == 2 and calls[0] == calls[1]
+
+
+def test_compile_growth_compiles_what_a_growth_of_the_table_runs(monkeypatch):
+    """The kernels a growth of best-first's table runs are compiled before any budget counts, for
+    the argument types of a real growth: in place, or (its first slots not fitting the spare)
+    rehashed from a copy."""
+    calls = {"grow_scored_in_place": [], "rehash_scored_part": []}
+    set_aside_fails = []
+
+    def recorded(name):
+        real = getattr(optimal, name)
+
+        def call(*arrays):
+            calls[name].append(tuple(map(numba.typeof, arrays)))
+            return -1 if name == "grow_scored_in_place" and set_aside_fails else real(*arrays)
+        return call
+
+    for name in calls:
+        monkeypatch.setattr(optimal, name, recorded(name))
+    search = precompile._tiny_search("best-first")
+    search.compile_growth()
+    assert len(calls["grow_scored_in_place"]) == 1 and len(calls["rehash_scored_part"]) == 1
+    search._grow_table(2 * search.table_entries)
+    set_aside_fails.append(True)
+    search._grow_table(2 * search.table_entries)
+    assert len(calls["grow_scored_in_place"]) == 3 and len(set(calls["grow_scored_in_place"])) == 1
+    assert len(calls["rehash_scored_part"]) == 2 and len(set(calls["rehash_scored_part"])) == 1
 
 
 def test_the_command_line_allows_a_second_process(monkeypatch):

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from solver.optimal import BestFirst, record_columns
-from solver.tt import (evict, flush_scored, rehash, rehash_scored, rehash_talon, scored_info, tt_dominated_scored,
-                       tt_seen_scored, tt_store_scored, tt_visit, tt_visit_scored)
+from solver.optimal import BestFirst, GrowingRecords, OptimalSearch
+from solver.precompile import _tiny_search
+from solver.tt import (evict, flush_scored, grow_scored_in_place, grow_talon_in_place, rehash, rehash_scored,
+                       scored_info, tt_dominated_scored, tt_seen_scored, tt_store_scored, tt_visit, tt_visit_scored)
 
 
 def crowded_keys(rng, size, count):
@@ -102,19 +103,91 @@ def test_a_scored_table_grows_and_empties_with_its_visits():
     assert not tt_seen_scored(bigger_checks, bigger_infos, keys[2], -1000, 1000)
 
 
-def test_the_talon_table_doubles_without_losing_an_entry():
-    """`rehash_talon`: every entry of a full talon table is found whole in one four times larger."""
+def test_the_talon_table_grows_in_place_without_losing_an_entry():
+    """`grow_talon_in_place`: every entry of a full talon table is found whole in its slot once the
+    table is four times larger, and the slots it left are empty."""
     rng = np.random.default_rng(5)
-    keys, info = record_columns(256, BestFirst.talon_dtypes)
+    records = GrowingRecords(BestFirst.talon_dtypes, 256, 1024)
+    keys, info = records.columns
     stored = {}
     for slot in range(256):
         free_key = np.uint64(int(rng.integers(1, 1 << 40)) << 8 | slot)
         stored[int(free_key)] = int(rng.integers(1, 1 << 50))
         info[slot] = stored[int(free_key)]
         keys[slot] = free_key ^ np.uint64(info[slot])
-    bigger_keys, bigger_info = record_columns(1024, BestFirst.talon_dtypes)
-    rehash_talon(keys, info, bigger_keys, bigger_info)
-    assert np.count_nonzero(bigger_info) == 256
+    bigger_keys, bigger_info = records.grow(1024)
+    grow_talon_in_place(bigger_keys, bigger_info, 256)
+    assert np.count_nonzero(bigger_info) == 256 == np.count_nonzero(bigger_keys)
     for free_key, entry in stored.items():
         slot = free_key & 1023
         assert bigger_info[slot] == entry and bigger_keys[slot] ^ np.uint64(entry) == np.uint64(free_key)
+
+
+def scored_table(rng, size, load):
+    """A scored table of `size` slots, reserved for twice that, holding crowded keys (`crowded_keys`:
+    probe runs that wrap round the end) to `load`; (records, keys)."""
+    records = GrowingRecords(OptimalSearch.table_dtypes, size, 2 * size)
+    checks, infos = records.columns
+    keys = crowded_keys(rng, size, int(size * load))
+    for index, key in enumerate(keys):
+        assert tt_visit_scored(checks, infos, key, -index, index)  # index 0: an info of 0
+    return records, keys
+
+
+def assert_holds_just(checks, infos, keys):
+    """Every visit of `keys` (as `scored_table` stored them) is found whole, and nothing else is there."""
+    assert np.count_nonzero((checks != 0) | (infos != 0)) == len(keys)
+    for index, key in enumerate(keys):
+        assert tt_seen_scored(checks, infos, key, -index, index)
+        assert not tt_seen_scored(checks, infos, key, -index + 1, index)
+
+
+def test_a_scored_table_doubles_in_place_keeping_every_visit():
+    """`grow_scored_in_place`, at loads up to the largest table's, with runs that wrap round the
+    end before and after the growth (what the first slots hold is set aside meanwhile)."""
+    rng = np.random.default_rng(13)
+    for trial in range(40):
+        size = 1 << int(rng.integers(4, 10))
+        records, keys = scored_table(rng, size, rng.uniform(0.3, 0.85))
+        spare = GrowingRecords(OptimalSearch.table_dtypes, size, size).columns
+        checks, infos = records.grow(2 * size)
+        assert grow_scored_in_place(checks, infos, size, *spare) == len(keys)
+        assert_holds_just(checks, infos, keys)
+
+
+def test_a_scored_table_that_cannot_set_its_first_slots_aside_is_left_as_it_was():
+    rng = np.random.default_rng(17)
+    records, keys = scored_table(rng, 64, 0.7)
+    checks, infos = records.grow(128)
+    before = checks.copy(), infos.copy()
+    spare = GrowingRecords(OptimalSearch.table_dtypes, 2, 2).columns
+    assert grow_scored_in_place(checks, infos, 64, *spare) == -1
+    assert np.array_equal(checks, before[0]) and np.array_equal(infos, before[1])
+
+
+@pytest.mark.parametrize("spare_entries", [2, 4096])
+def test_best_first_grows_its_table_in_place_or_from_a_copy(spare_entries):
+    """`BestFirst._grow_table`: in place, or, where the first slots do not fit the spare, by
+    rehashing a copy; either way every visit is kept."""
+    rng = np.random.default_rng(19)
+    search = _tiny_search("best-first")
+    search.wrapped_spare = GrowingRecords(OptimalSearch.table_dtypes, spare_entries, spare_entries).columns
+    size = search.table_entries
+    search._free_room(0)  # an empty table
+    keys = crowded_keys(rng, size, int(size * 0.7))
+    for index, key in enumerate(keys):
+        assert tt_visit_scored(*search.table, key, -index, index)
+    assert search._grow_table(2 * size) == len(keys)
+    assert search.table_entries == 2 * size
+    assert_holds_just(*search.table, keys)
+
+
+def test_growing_records_zero_only_their_new_slots_and_move_past_their_reserve():
+    records = GrowingRecords(OptimalSearch.table_dtypes, 4, 8)
+    records.columns[0][:] = 5
+    records.records[4:] = 7  # what a reserve taken with np.empty may hold
+    checks, infos = records.grow(6)
+    assert list(checks) == [5, 5, 5, 5, 0, 0] and list(infos) == [0] * 6
+    assert records.records["c0"][7] == 7  # the reserve past the table is left alone
+    checks, infos = records.grow(16)  # past the reserve of 8: a larger array, the entries copied
+    assert list(checks) == [5] * 4 + [0] * 12 and records.records.shape[0] == 16
