@@ -78,7 +78,8 @@ def cut_detours(origin: Game, line: Game, value: Callable[[Game], int], deadline
             if deadline is not None and time.perf_counter() >= deadline:
                 return best
             game = played(origin, kept)
-            if game is not None and value(game) > best_value:
-                actions, best, best_value, improved = kept, game, value(game), True
+            worth = None if game is None else value(game)
+            if worth is not None and worth > best_value:
+                actions, best, best_value, improved = kept, game, worth, True
                 break
     return best

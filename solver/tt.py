@@ -242,8 +242,6 @@ def grow_scored_in_place(checks, infos, old_size, spare_checks, spare_infos):
     to the first empty slot from its new home on, as `evict` closes gaps: the slots it passes are
     settled, and the slot it leaves lies after them. An entry whose probes run past the new end
     finds the set-aside slots empty or settled. Last, the set-aside entries go in as new ones."""
-    size = checks.shape[0]
-    mask = size - 1
     first_empty = 0
     while first_empty < old_size and (checks[first_empty] != 0 or infos[first_empty] != 0):
         first_empty += 1
@@ -260,9 +258,8 @@ def grow_scored_in_place(checks, infos, old_size, spare_checks, spare_infos):
         if check == 0 and info == 0:
             continue
         count += 1
-        slot = home_slot(checks, check ^ np.uint64(info))
-        while slot != i and (checks[slot] != 0 or infos[slot] != 0):
-            slot = (slot + 1) & mask
+        # the first empty slot from its new home, or its own slot if none comes before
+        slot = find_scored_slot(checks, infos, check ^ np.uint64(info))
         if slot != i:
             checks[slot] = check
             infos[slot] = info
@@ -270,9 +267,7 @@ def grow_scored_in_place(checks, infos, old_size, spare_checks, spare_infos):
             infos[i] = 0
     for index in range(first_empty):
         check, info = spare_checks[index], spare_infos[index]
-        slot = home_slot(checks, check ^ np.uint64(info))
-        while checks[slot] != 0 or infos[slot] != 0:
-            slot = (slot + 1) & mask
+        slot = find_scored_slot(checks, infos, check ^ np.uint64(info))
         checks[slot] = check
         infos[slot] = info
         count += 1
