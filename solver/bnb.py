@@ -20,7 +20,7 @@ from .objective import (OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, first_never_plac
                         won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import FOUNDATION, MAX_PASS_HASHED, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
-    child_state_hash, foundation_total, state_hash
+    child_layout_hashes, child_state_hash, foundation_total, layout_hashes, state_hash
 from .tt import tt_seen_scored, tt_store_scored, tt_visit_scored
 
 _rng = np.random.default_rng(0x706C61636564)
@@ -152,12 +152,14 @@ def open_bound(states, placed, points, actions, bounds, moves, move_count, move_
 
 
 @kernel
-def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_next, path_keys,
+def bnb_chunk(states, layouts, placed, points, actions, bounds, moves, move_count, move_next, path_keys,
               keys, table_infos, best_path, ctx, params, obj, card_points_table, node_budget,
               scratch):
     """Run the branch and bound for at most `node_budget` nodes; return a status code
     (RUNNING, EXHAUSTED, TABLE_FULL, STACK_FULL as in `search`; EXHAUSTED proves the best).
-    `scratch` (52 int8) is the dead-end test's work space for `position_bound`."""
+    `scratch` (52 int8) is the dead-end test's work space for `position_bound`; `layouts` holds the
+    `state.layout_hashes` of each state on the path, from which a child's key is worked out
+    (`child_scored_key`), as in `search.search_chunk`."""
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]
     nodes = 0
@@ -167,6 +169,7 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         if root_stop > ctx[B_BEST]:
             ctx[B_BEST] = root_stop
             ctx[B_BEST_LENGTH] = 0
+        layout_hashes(states[0], layouts[0])
         key = scored_key(states[0], params, obj, placed[0])
         path_keys[0] = key
         if tt_visit_scored(keys, table_infos, key, points[0], actions[0]):
@@ -206,7 +209,7 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         value = stop_value(obj, child, child_points, taken)
         if value > ctx[B_BEST]:
             _record_best(moves, move_next, depth, best_path, ctx, value)
-        key = scored_key(child, params, obj, child_placed)
+        key = child_scored_key(child, states[depth], layouts[depth], params, obj, child_placed)
         if tt_seen_scored(keys, table_infos, key, child_points, taken):
             continue
         bound = position_bound(obj, card_points_table, child_placed, child, child_points, taken, params, ctx[B_BEST],
@@ -214,6 +217,7 @@ def bnb_chunk(states, placed, points, actions, bounds, moves, move_count, move_n
         if bound <= ctx[B_BEST]:
             continue
         enter_child(keys, table_infos, ctx, key, child_points, taken)
+        child_layout_hashes(child, states[depth], layouts[depth], layouts[depth + 1])
         depth += 1
         path_keys[depth] = key
         points[depth] = child_points

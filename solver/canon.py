@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .jitcache import kernel
 from .movegen import PARAM_AUTO, PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_PRUNE, on_stock_cycle
-from .state import PASS, TALON_SLOTS, WASTE_COUNT, state_hash
+from .state import PASS, TALON_SLOTS, WASTE_COUNT, finish_hash, layout_hash
 
 NO_WASTE_COUNT = TALON_SLOTS  # hashed in place of the talon position when `order` carries it
 
@@ -24,14 +24,21 @@ def position_key(state, params):
       position out and `order` = pass * 32 + position ranks them.
     - Otherwise (or with pruning off, for exact searches): the exact position.
     """
+    return layout_position_key(layout_hash(state), state, params)
+
+
+@kernel
+def layout_position_key(layout, state, params):
+    """`position_key` from the state's `state.layout_hash` (a search that keeps its parents'
+    parts hashes a child's changed piles alone: `state.child_layout_hash`)."""
     pass_limit = params[PARAM_PASS_LIMIT]
     if params[PARAM_PRUNE]:
         if pass_limit == 0:
             waste_count = 0 if on_stock_cycle(state, params) else state[WASTE_COUNT]
-            return state_hash(state, False, waste_count), 0
+            return finish_hash(layout, state, False, waste_count), 0
         if params[PARAM_DRAW] == 1 and not params[PARAM_AUTO]:
-            return state_hash(state, False, NO_WASTE_COUNT), state[PASS] * 32 + state[WASTE_COUNT]
-    return state_hash(state, pass_limit != 0, state[WASTE_COUNT]), 0
+            return finish_hash(layout, state, False, NO_WASTE_COUNT), state[PASS] * 32 + state[WASTE_COUNT]
+    return finish_hash(layout, state, pass_limit != 0, state[WASTE_COUNT]), 0
 
 
 def orders_used(params) -> bool:

@@ -229,6 +229,7 @@ class BranchAndBound(OptimalSearch):
 
     stack_layout = {
         "states": ((STATE_SIZE,), np.int8),
+        "layouts": ((LAYOUT_HASHES,), np.uint64),
         "placed": ((52,), np.int8),
         "points": ((), np.int64),
         "actions": ((), np.int64),
@@ -252,8 +253,8 @@ class BranchAndBound(OptimalSearch):
 
     def _kernel(self, node_budget: int) -> int:
         st = self.stack
-        return bnb_chunk(st["states"], st["placed"], st["points"], st["actions"], st["bounds"], st["moves"],
-                         st["move_count"], st["move_next"], st["path_keys"], self.table[0], self.table[1],
+        return bnb_chunk(st["states"], st["layouts"], st["placed"], st["points"], st["actions"], st["bounds"],
+                         st["moves"], st["move_count"], st["move_next"], st["path_keys"], self.table[0], self.table[1],
                          st["best_path"], self.ctx, self.params, self.obj, self.card_points,
                          node_budget, self.scratch)
 

@@ -24,7 +24,7 @@ from .precompile import compile_search
 from .rules import Ruleset
 from .runner import SLICE_DONE, ChunkedSearch, check_request
 from .search import CTX_DEPTH, EXHAUSTED, FORCED_ROWS, WIN, follow_forced_moves, search_chunk
-from .state import STATE_SIZE, encode
+from .state import LAYOUT_HASHES, STATE_SIZE, encode
 from .tt import evict, rehash
 
 DEFAULT_MEMORY_MB = 512
@@ -101,6 +101,7 @@ class Search(ChunkedSearch):
 
     stack_layout = {
         "states": ((STATE_SIZE,), np.int8),
+        "layouts": ((LAYOUT_HASHES,), np.uint64),
         "moves": ((MAX_MOVES, MOVE_FIELDS), np.int16),
         "move_count": ((), np.int32),
         "move_next": ((), np.int32),
@@ -128,9 +129,9 @@ class Search(ChunkedSearch):
 
     def _kernel(self, node_budget: int) -> int:
         st = self.stack
-        return search_chunk(st["states"], st["moves"], st["move_count"], st["move_next"], st["path_keys"],
-                            st["path_orders"], *self._columns(self.table), self.ctx, self.params, node_budget,
-                            self.scratch, self.forced)
+        return search_chunk(st["states"], st["layouts"], st["moves"], st["move_count"], st["move_next"],
+                            st["path_keys"], st["path_orders"], *self._columns(self.table), self.ctx, self.params,
+                            node_budget, self.scratch, self.forced)
 
     def _rehash(self, old, new) -> int:
         return rehash(*self._columns(old), *self._columns(new))

@@ -110,10 +110,17 @@ def state_hash(state, hash_pass, waste_count):
     The pass number counts only when `hash_pass` is set. The caller chooses `waste_count`: the
     real one, or a class representative when positions are interchangeable (`movegen`).
     """
+    return finish_hash(layout_hash(state), state, hash_pass, waste_count)
+
+
+@kernel
+def layout_hash(state):
+    """The part of `state_hash` the cards' places give: the piles' parts added up, the talon's
+    XORed in (`finish_hash` adds where the talon stands, and the pass)."""
     piles = np.uint64(0)
     for pile in range(PILES):
         piles += pile_hash(state, pile)
-    return _finish_hash(piles ^ talon_hash(state), state, hash_pass, waste_count)
+    return piles ^ talon_hash(state)
 
 
 @kernel
@@ -147,8 +154,8 @@ def talon_hash(state):
 
 
 @kernel
-def _finish_hash(layout, state, hash_pass, waste_count):
-    """`state_hash` from the piles' and the talon's parts (`layout`)."""
+def finish_hash(layout, state, hash_pass, waste_count):
+    """`state_hash` from the piles' and the talon's parts (`layout_hash`)."""
     key = layout ^ ZOBRIST_WASTE_COUNT[waste_count]
     if hash_pass:
         key ^= ZOBRIST_PASS[state[PASS]]
@@ -174,10 +181,23 @@ def layout_hashes(state, hashes):
 
 
 @kernel
+def layout_of(hashes):
+    """`layout_hash` of the state whose `layout_hashes` are `hashes`."""
+    return hashes[PILES] ^ hashes[PILES + 1]
+
+
+@kernel
 def child_state_hash(child, parent, parent_hashes, hash_pass, waste_count):
     """`state_hash(child, hash_pass, waste_count)` for a state one move (`movegen.apply_move`) from
-    `parent`, whose `layout_hashes` are `parent_hashes`: only the piles the move changed are hashed
-    again (on `harmony`, hashing every child whole took a tenth of the best-first search's time).
+    `parent`, whose `layout_hashes` are `parent_hashes` (`child_layout_hash`)."""
+    return finish_hash(child_layout_hash(child, parent, parent_hashes), child, hash_pass, waste_count)
+
+
+@kernel
+def child_layout_hash(child, parent, parent_hashes):
+    """`layout_hash(child)` for a state one move (`movegen.apply_move`) from `parent`, whose
+    `layout_hashes` are `parent_hashes`: only the piles the move changed are hashed again (on
+    `harmony`, hashing every child whole took a tenth of the best-first search's time).
 
     A move takes cards off pile tops (the move's own and auto-play's) and puts one run on one pile,
     before auto-play: so a pile of the parent's length and face-down count is the parent's pile
@@ -187,8 +207,27 @@ def child_state_hash(child, parent, parent_hashes, hash_pass, waste_count):
     for pile in range(PILES):
         if child[PILE_LEN + pile] != parent[PILE_LEN + pile] or child[FACE_DOWN + pile] != parent[FACE_DOWN + pile]:
             piles += _pile_hash_change(child, parent, pile)
-    talon = parent_hashes[PILES + 1] if child[TALON_LEN] == parent[TALON_LEN] else talon_hash(child)
-    return _finish_hash(piles ^ talon, child, hash_pass, waste_count)
+    return piles ^ _child_talon_hash(child, parent, parent_hashes)
+
+
+@kernel
+def child_layout_hashes(child, parent, parent_hashes, hashes):
+    """`layout_hashes(child, hashes)` for a state one move from `parent`, as `child_layout_hash`
+    works it out."""
+    piles = np.uint64(0)
+    for pile in range(PILES):
+        hashes[pile] = parent_hashes[pile]
+        if child[PILE_LEN + pile] != parent[PILE_LEN + pile] or child[FACE_DOWN + pile] != parent[FACE_DOWN + pile]:
+            hashes[pile] += _pile_hash_change(child, parent, pile)
+        piles += hashes[pile]
+    hashes[PILES] = piles
+    hashes[PILES + 1] = _child_talon_hash(child, parent, parent_hashes)
+
+
+@kernel
+def _child_talon_hash(child, parent, parent_hashes):
+    """`talon_hash(child)` for a state one move from `parent` (`child_layout_hash`)."""
+    return parent_hashes[PILES + 1] if child[TALON_LEN] == parent[TALON_LEN] else talon_hash(child)
 
 
 @kernel

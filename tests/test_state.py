@@ -61,12 +61,14 @@ def test_hash_tells_apart_positions_that_differ():
 def test_a_childs_hash_from_its_parents_parts_is_its_whole_hash():
     """`child_state_hash` hashes again only the piles and talon a move changed; for every move of
     positions along random games, with and without auto-play and with both draws (moves of runs,
-    waste and foundation cards, talon steps, recycles), it equals the child's `state_hash`."""
+    waste and foundation cards, talon steps, recycles), it equals the child's `state_hash`, and
+    the parts `child_layout_hashes` works out are the child's own `layout_hashes`."""
     import numpy as np
 
     from solver.movegen import MAX_MOVES, MOVE_FIELDS, apply_move, generate_moves
     from solver.solve import search_params
-    from solver.state import LAYOUT_HASHES, TALON_LEN, WASTE_COUNT, child_state_hash, layout_hashes
+    from solver.state import (LAYOUT_HASHES, TALON_LEN, WASTE_COUNT, child_layout_hashes, child_state_hash,
+                              layout_hash, layout_hashes, layout_of)
 
     checked = talon_changed = 0
     for name in ("harmony", "classic-draw3", "classic"):
@@ -90,6 +92,11 @@ def test_a_childs_hash_from_its_parents_parts_is_its_whole_hash():
                 for hash_pass in (True, False):
                     assert child_state_hash(child, parent, hashes, hash_pass, child[WASTE_COUNT]) == \
                         state_hash(child, hash_pass, child[WASTE_COUNT]), (name, seed, moves[index])
+                worked_out, whole = np.empty(LAYOUT_HASHES, dtype=np.uint64), np.empty(LAYOUT_HASHES, dtype=np.uint64)
+                child_layout_hashes(child, parent, hashes, worked_out)
+                layout_hashes(child, whole)
+                assert worked_out.tolist() == whole.tolist(), (name, seed, moves[index])
+                assert layout_of(worked_out) == layout_hash(child)
                 checked += 1
                 talon_changed += child[TALON_LEN] != parent[TALON_LEN]
     assert checked > 300 and 0 < talon_changed < checked
