@@ -6,7 +6,7 @@ one deal, with the numba kernels named.
 
 numba's kernels have no symbols perf can see: the JIT linker maps their code into anonymous memory.
 So the script keeps the object code numba loads for each kernel (from its cache, or as it compiles
-it), reads the object's function symbols, asks numba where each was loaded, and writes them
+it), reads the object's function symbols, places them from where numba loaded the kernel, and writes them
 in perf's map format (/tmp/perf-PID.map), which `perf report` reads. LLVM inlines small kernels
 into their callers, whose share then holds theirs. A kernel compiled for two sets of argument
 types appears once, its copies added up. Time the kernel (the operating system) spends for the
@@ -68,9 +68,9 @@ def keep_object_code() -> None:
     CPUCodeLibrary._set_compiled_object = set_compiled_object
 
 
-def elf_functions(image: bytes) -> list[tuple[str, int]]:
-    """The defined function symbols of a 64-bit little-endian ELF object: (name, size); [] for
-    anything else. (Where each was loaded, the JIT tells by name.)"""
+def elf_functions(image: bytes) -> list[tuple[str, int, int, int]]:
+    """The defined function symbols of a 64-bit little-endian ELF object: (name, section index,
+    offset in the section, size); [] for anything else."""
     if image[:4] != b"\x7fELF" or image[4] != 2 or image[5] != 1:
         return []
     section_table = struct.unpack_from("<Q", image, 0x28)[0]
@@ -83,12 +83,12 @@ def elf_functions(image: bytes) -> list[tuple[str, int]]:
             continue
         names_at = sections[section[6]][4]
         for offset in range(section[4], section[4] + section[5], 24):
-            name_at, info, _, section_index, _, size = struct.unpack_from("<IBBHQQ", image, offset)
+            name_at, info, _, section_index, value, size = struct.unpack_from("<IBBHQQ", image, offset)
             if info & 0xF != 2 or section_index == 0:  # STT_FUNC, defined here
                 continue
             start = names_at + name_at
             name = image[start:image.index(b"\0", start)].decode("ascii", "replace")
-            functions.append((name, size))
+            functions.append((name, section_index, value, size))
     return functions
 
 
@@ -118,13 +118,18 @@ def kernel_symbols() -> dict[int, tuple[int, str]]:
             image = getattr(library, "profiled_object_code", None) or getattr(library, "_compiled_object", None)
             if not image:
                 continue
-            for name, size in elf_functions(image):
-                try:
-                    address = library.get_pointer_to_function(name)
-                except Exception:  # noqa: BLE001 - a symbol the JIT did not export (none seen)
-                    continue
-                if address and size > 0:
-                    symbols[address] = (size, readable_name(name))
+            # Placed from the kernel's own entry point: the object also holds copies of the kernels
+            # it calls, and their names lead to whichever copy the JIT linked first.
+            functions = elf_functions(image)
+            entry = compiled.fndesc.llvm_func_name
+            placed = [(section, offset) for name, section, offset, _ in functions if name == entry]
+            if not placed:
+                continue
+            entry_section, entry_offset = placed[0]
+            base = library.get_pointer_to_function(entry) - entry_offset
+            for name, section, offset, size in functions:
+                if section == entry_section and size > 0:
+                    symbols[base + offset] = (size, readable_name(name))
     return symbols
 
 

@@ -4,6 +4,7 @@ perf's report, and its refusals. perf itself is not run here (CI machines may no
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,10 +24,12 @@ def test_readable_name_drops_the_argument_types():
     assert profile.readable_name("memmove") == "memmove"
 
 
-def test_the_map_places_each_kernel_where_it_was_loaded():
+@pytest.mark.parametrize("fresh_cache", [False, True])
+def test_the_map_places_each_kernel_where_it_was_loaded(fresh_cache, tmp_path):
     # In a process of its own, so that the kernels load after the object code is kept (from the
-    # cache the suite has filled, or compiled there): every solver kernel a small solve runs is
-    # mapped, at the very address numba calls it by.
+    # cache the suite has filled, or compiled there from an empty one, where each object also holds
+    # copies of the kernels it calls): every solver kernel a small solve runs is mapped, at the very
+    # address numba calls it by, and no two overlap.
     code = """
 import json
 from benchmarks import profile
@@ -48,7 +51,9 @@ print(json.dumps({"entries": [symbols.get(address, [0, None])[1] for address in 
                   "sizes_positive": all(size > 0 for size, _ in symbols.values()),
                   "has": sorted(n for n in names if n in ("movegen.generate_moves", "state.layout_hashes"))}))
 """
-    completed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)) if fresh_cache else None
+    completed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                               env=environment)
     assert completed.returncode == 0, completed.stderr
     found = json.loads(completed.stdout.splitlines()[-1])
     assert found["entries"] and set(found["entries"]) == {"search.search_chunk"}
