@@ -20,7 +20,7 @@ from .objective import (OBJ_MODE, OBJ_NO_WIN, OBJ_TURN, SCORED, first_never_plac
                         won_value)
 from .search import AGAIN, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, PROCEED, RUNNING, next_step
 from .state import FOUNDATION, MAX_PASS_HASHED, PASS, WASTE_COUNT, ZOBRIST_PASS, copy_into, \
-    child_layout_hashes, child_state_hash, foundation_total, layout_hashes, state_hash
+    child_layout_hash, child_layout_hashes, finish_hash, foundation_total, layout_hash, layout_hashes, layout_of
 from .tt import tt_seen_scored, tt_store_scored, tt_visit_scored
 
 _rng = np.random.default_rng(0x706C61636564)
@@ -40,15 +40,21 @@ def scored_key(state, params, obj, placed):
     recycles are penalised; and which cards in play have already been placed once (they score
     nothing next time).
     """
-    return _scored_key_from(state_hash(state, params[PARAM_PASS_LIMIT] != 0, state[WASTE_COUNT]), state, obj, placed)
+    return layout_scored_key(layout_hash(state), state, params, obj, placed)
 
 
 @kernel
 def child_scored_key(child, parent, parent_hashes, params, obj, placed):
     """`scored_key` of a state one move from `parent`, from the parent's `state.layout_hashes`
-    (`state.child_state_hash`)."""
-    key = child_state_hash(child, parent, parent_hashes, params[PARAM_PASS_LIMIT] != 0, child[WASTE_COUNT])
-    return _scored_key_from(key, child, obj, placed)
+    (`state.child_layout_hash`)."""
+    return layout_scored_key(child_layout_hash(child, parent, parent_hashes), child, params, obj, placed)
+
+
+@kernel
+def layout_scored_key(layout, state, params, obj, placed):
+    """`scored_key` from the state's `state.layout_hash`."""
+    key = finish_hash(layout, state, params[PARAM_PASS_LIMIT] != 0, state[WASTE_COUNT])
+    return _scored_key_from(key, state, obj, placed)
 
 
 @kernel
@@ -158,8 +164,8 @@ def bnb_chunk(states, layouts, placed, points, actions, bounds, moves, move_coun
     """Run the branch and bound for at most `node_budget` nodes; return a status code
     (RUNNING, EXHAUSTED, TABLE_FULL, STACK_FULL as in `search`; EXHAUSTED proves the best).
     `scratch` (52 int8) is the dead-end test's work space for `position_bound`; `layouts` holds the
-    `state.layout_hashes` of each state on the path, from which a child's key is worked out
-    (`child_scored_key`), as in `search.search_chunk`."""
+    `state.layout_hashes` of each state on the path: each child's are worked out from its parent's
+    into its own row (`state.child_layout_hashes`), and its key from them, as in `search.search_chunk`."""
     max_depth = states.shape[0] - 1
     depth = ctx[CTX_DEPTH]
     nodes = 0
@@ -209,7 +215,8 @@ def bnb_chunk(states, layouts, placed, points, actions, bounds, moves, move_coun
         value = stop_value(obj, child, child_points, taken)
         if value > ctx[B_BEST]:
             _record_best(moves, move_next, depth, best_path, ctx, value)
-        key = child_scored_key(child, states[depth], layouts[depth], params, obj, child_placed)
+        child_layout_hashes(child, states[depth], layouts[depth], layouts[depth + 1])
+        key = layout_scored_key(layout_of(layouts[depth + 1]), child, params, obj, child_placed)
         if tt_seen_scored(keys, table_infos, key, child_points, taken):
             continue
         bound = position_bound(obj, card_points_table, child_placed, child, child_points, taken, params, ctx[B_BEST],
@@ -217,7 +224,6 @@ def bnb_chunk(states, layouts, placed, points, actions, bounds, moves, move_coun
         if bound <= ctx[B_BEST]:
             continue
         enter_child(keys, table_infos, ctx, key, child_points, taken)
-        child_layout_hashes(child, states[depth], layouts[depth], layouts[depth + 1])
         depth += 1
         path_keys[depth] = key
         points[depth] = child_points

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from .jitcache import kernel
 from .movegen import PARAM_AUTO, PARAM_DRAW, PARAM_PASS_LIMIT, PARAM_PRUNE, on_stock_cycle
-from .state import PASS, TALON_SLOTS, WASTE_COUNT, finish_hash, layout_hash
+from .state import PASS, TALON_SLOTS, WASTE_COUNT, finish_hash
 
 NO_WASTE_COUNT = TALON_SLOTS  # hashed in place of the talon position when `order` carries it
 
 
 @kernel
-def position_key(state, params):
-    """(key, order) of a position for the transposition table.
+def layout_position_key(layout, state, params):
+    """(key, order) of a position for the transposition table, from its `state.layout_hash`
+    (a search keeps each position's parts on its path and hashes again only the piles a child's
+    move changed: `state.child_layout_hashes`).
 
     - Unlimited passes: the pass number is irrelevant, and every stock-cycle position is one.
     - Draw 1 with a pass limit, no auto-play: a position earlier in the same pass, or in an
@@ -24,13 +26,6 @@ def position_key(state, params):
       position out and `order` = pass * 32 + position ranks them.
     - Otherwise (or with pruning off, for exact searches): the exact position.
     """
-    return layout_position_key(layout_hash(state), state, params)
-
-
-@kernel
-def layout_position_key(layout, state, params):
-    """`position_key` from the state's `state.layout_hash` (a search that keeps its parents'
-    parts hashes a child's changed piles alone: `state.child_layout_hash`)."""
     pass_limit = params[PARAM_PASS_LIMIT]
     if params[PARAM_PRUNE]:
         if pass_limit == 0:
@@ -42,7 +37,7 @@ def layout_position_key(layout, state, params):
 
 
 def orders_used(params) -> bool:
-    """True if `position_key` can give some position an order other than 0 under these search
+    """True if `layout_position_key` can give some position an order other than 0 under these search
     parameters (then the table must store orders; otherwise keys alone)."""
     return bool(params[PARAM_PRUNE] and params[PARAM_PASS_LIMIT] != 0 and params[PARAM_DRAW] == 1
                 and not params[PARAM_AUTO])

@@ -11,7 +11,7 @@ from .canon import layout_position_key
 from .deadends import is_dead_end
 from .jitcache import kernel
 from .movegen import apply_move, forced_move, generate_choices, generate_moves
-from .state import child_layout_hash, child_layout_hashes, copy_into, foundation_total, layout_hashes, layout_of
+from .state import child_layout_hashes, copy_into, foundation_total, layout_hashes, layout_of
 from .tt import tt_seen, tt_visit
 
 # Status codes returned by `search_chunk`.
@@ -80,7 +80,7 @@ def search_chunk(states, layouts, moves, move_count, move_next, path_keys, path_
     (FORCED_ROWS rows of moves) are work space from the caller: the kernel allocates nothing (`jitcache.kernel`).
 
     `layouts` holds the `state.layout_hashes` of each state on the path, so that a child's key
-    hashes again only the piles its move changed (`state.child_layout_hash`): hashing each child
+    hashes again only the piles its move changed (`state.child_layout_hashes`): hashing each child
     whole took a fifth of the time (`harmony` seed 270, sampled with `benchmarks/profile.py`).
     """
     max_depth = states.shape[0] - 1
@@ -117,7 +117,8 @@ def search_chunk(states, layouts, moves, move_count, move_next, path_keys, path_
             ctx[CTX_DEPTH] = depth + 1
             ctx[CTX_NODES] += nodes
             return WIN
-        key, order = layout_position_key(child_layout_hash(child, states[depth], layouts[depth]), child, params)
+        child_layout_hashes(child, states[depth], layouts[depth], layouts[depth + 1])
+        key, order = layout_position_key(layout_of(layouts[depth + 1]), child, params)
         if tt_seen(keys, orders, key, order):
             continue
         # A new position with a forced move: the forced moves are played at once, and the
@@ -131,8 +132,6 @@ def search_chunk(states, layouts, moves, move_count, move_next, path_keys, path_
             # more than one move from its parent: hashed whole
             layout_hashes(child, layouts[depth + 1])
             key, order = layout_position_key(layout_of(layouts[depth + 1]), child, params)
-        else:
-            child_layout_hashes(child, states[depth], layouts[depth], layouts[depth + 1])
         if not tt_visit(keys, orders, key, order):
             continue
         ctx[CTX_TABLE_COUNT] += 1
