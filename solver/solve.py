@@ -22,10 +22,10 @@ from .movegen import (MAX_MOVES, MOVE_FIELDS, NOWHERE, PARAM_AUTO, PARAM_DEAD_EN
                       apply_move)
 from .precompile import compile_search
 from .rules import Ruleset
-from .runner import SLICE_DONE, ChunkedSearch, check_request
+from .runner import SLICE_DONE, WRAPPED_SPARE, ChunkedSearch, GrowingColumns, check_request
 from .search import CTX_DEPTH, EXHAUSTED, FORCED_ROWS, WIN, follow_forced_moves, search_chunk
 from .state import LAYOUT_HASHES, STATE_SIZE, encode
-from .tt import evict, rehash
+from .tt import evict, grow_in_place, rehash
 
 DEFAULT_MEMORY_MB = 512
 NO_ORDERS = np.zeros(0, dtype=np.int32)  # the orders column of a table that holds keys alone
@@ -135,6 +135,28 @@ class Search(ChunkedSearch):
 
     def _rehash(self, old, new) -> int:
         return rehash(*self._columns(old), *self._columns(new))
+
+    def _new_table(self, entries: int) -> list[np.ndarray]:
+        # the first table, in a reserve for the largest (`__init__`); it then grows in place
+        self.table_columns = GrowingColumns(self.table_dtypes, entries, self.max_table_entries)
+        self.wrapped_spare = (np.zeros(WRAPPED_SPARE, dtype=np.uint64), np.zeros(WRAPPED_SPARE, dtype=np.int32))
+        return self.table_columns.columns
+
+    def _grow_table(self, entries: int) -> int:
+        old = self.table_entries
+        self.table = self.table_columns.grow(entries)
+        count = grow_in_place(*self._columns(self.table), old, *self.wrapped_spare)
+        if count < 0:  # more entries wrap round the end than the spare holds: rehash a copy
+            copy = [column.copy() for column in self.table]
+            for column in self.table:
+                column[:] = 0
+            count = self._rehash(copy, self.table)
+        return count
+
+    def compile_growth(self) -> None:
+        # a growth to the same size moves nothing; nor does rehashing the table's own entries
+        grow_in_place(*self._columns(self.table), self.table_entries, *self.wrapped_spare)
+        self._rehash([column.copy() for column in self.table], [np.zeros_like(column) for column in self.table])
 
     def _free_room(self, depth: int) -> int:
         # Each purge drops the entries with another pair of key bits set (a quarter of them), so

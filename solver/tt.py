@@ -4,10 +4,10 @@ Two parallel arrays: `keys` (uint64, 0 marks an empty slot, probed linearly) and
 (int32, the dominance order of the stored position, see `canon`). Under rules where every
 position's order is 0 (`canon.orders_used`), `orders` is empty and the table holds keys alone:
 8 bytes an entry instead of 12, so more fit in a memory budget (a hard loss stores tens of
-millions of positions). The Python side grows the table (doubling, `rehash`) up to the memory
-budget; when it is full at that size the search `evict`s about a quarter of it, keeping the
-current path, so a cycle back to an ancestor is still seen and the search stays correct (it may
-then redo some work).
+millions of positions). The Python side grows the table in place (doubling, `grow_in_place`) up
+to the memory budget; when it is full at that size the search `evict`s about a quarter of it,
+keeping the current path, so a cycle back to an ancestor is still seen and the search stays
+correct (it may then redo some work).
 """
 
 from __future__ import annotations
@@ -90,21 +90,53 @@ def evict(keys, orders, selector, keep_keys, keep_orders, keep_count):
     complete; the path entries stay so that a cycle back to an ancestor is still seen. Keeping
     most of the table costs far less than emptying it: most of what was explored stays known.
     """
-    with_orders = orders.shape[0] != 0
-    size = keys.shape[0]
-    mask = size - 1
     start = -1
-    for i in range(size):
+    for i in range(keys.shape[0]):
         if keys[i] == 0:
             start = i
         elif keys[i] & selector == selector:
             keys[i] = 0
-    # Linear probing keeps no empty slot between an entry's home slot and its own. Going once
-    # round from a slot that was empty before the drop (no probe sequence crosses it), each entry
-    # moves to the first empty slot from its home on: the entries before it are settled, and a
-    # slot it leaves empty lies after them.
+    return _settle(keys, orders, start, keys.shape[0]) + _put_back(keys, orders, keep_keys, keep_orders, keep_count)
+
+
+@kernel
+def grow_in_place(keys, orders, old_size, spare_keys, spare_orders):
+    """Double the table in place (`runner.GrowingColumns`): the columns are the table at twice
+    `old_size`, the entries in the first `old_size` slots and the rest zero. Returns the entries,
+    or -1, with nothing changed, if the entries from slot 0 up to the first empty slot outnumber
+    the spare columns (the caller then rehashes a copy).
+
+    An entry's new home slot is its old one or that plus `old_size`. The entries before the first
+    empty slot may have wrapped round from the old end, so they are set aside and their slots
+    emptied; from that empty slot, which no probe sequence crosses, the rest settle as `evict`
+    settles its entries, and the set-aside entries go back in as new ones."""
+    with_orders = orders.shape[0] != 0
+    first_empty = 0
+    while first_empty < old_size and keys[first_empty] != 0:
+        first_empty += 1
+    if first_empty == old_size or first_empty > spare_keys.shape[0]:
+        return -1
+    for slot in range(first_empty):
+        spare_keys[slot] = keys[slot]
+        spare_orders[slot] = orders[slot] if with_orders else 0
+        keys[slot] = 0
+    # the old slots after the empty one; an entry moved up into the new half is settled there
+    settled = _settle(keys, orders, first_empty, old_size - first_empty)
+    return settled + _put_back(keys, orders, spare_keys, spare_orders, first_empty)
+
+
+@kernel
+def _settle(keys, orders, start, span):
+    """Move each entry of the `span` - 1 slots after the empty slot `start` (going round the end)
+    to the first empty slot from its home slot on; returns how many there were.
+
+    Linear probing keeps no empty slot between an entry's home slot and its own. No probe sequence
+    crosses `start`, so going round from it each entry finds the entries before it settled, and a
+    slot it leaves empty lies after them."""
+    with_orders = orders.shape[0] != 0
+    mask = keys.shape[0] - 1
     count = 0
-    for step in range(1, size):
+    for step in range(1, span):
         i = (start + step) & mask
         key = keys[i]
         if key == 0:
@@ -118,10 +150,17 @@ def evict(keys, orders, selector, keep_keys, keep_orders, keep_count):
             keys[i] = 0
             if with_orders:
                 orders[slot] = orders[i]
-    for i in range(keep_count):
-        if tt_visit(keys, orders, keep_keys[i], keep_orders[i]):
-            count += 1
     return count
+
+
+@kernel
+def _put_back(keys, orders, put_keys, put_orders, count):
+    """Visit the first `count` entries of `put_keys`, `put_orders`; returns how many were new."""
+    added = 0
+    for i in range(count):
+        if tt_visit(keys, orders, put_keys[i], put_orders[i]):
+            added += 1
+    return added
 
 
 # The scored table (the optimal searches): a visit is one 64-bit word of points and actions

@@ -5,8 +5,10 @@ import pytest
 
 from solver.optimal import BestFirst, GrowingRecords, OptimalSearch
 from solver.precompile import _tiny_search
-from solver.tt import (evict, flush_scored, grow_scored_in_place, grow_talon_in_place, rehash, rehash_scored,
-                       scored_info, tt_dominated_scored, tt_seen_scored, tt_store_scored, tt_visit, tt_visit_scored)
+from solver.runner import GrowingColumns
+from solver.tt import (evict, flush_scored, grow_in_place, grow_scored_in_place, grow_talon_in_place, rehash,
+                       rehash_scored, scored_info, tt_dominated_scored, tt_seen, tt_seen_scored, tt_store_scored,
+                       tt_visit, tt_visit_scored)
 
 
 def crowded_keys(rng, size, count):
@@ -65,6 +67,89 @@ def test_rehash_into_a_bigger_table_keeps_every_entry():
     assert rehash(keys, orders, bigger_keys, bigger_orders) == len(stored)
     for key in stored:
         assert not tt_visit(bigger_keys, bigger_orders, key, 3)
+
+
+def columns_table(rng, size, load, with_orders):
+    """A winnability table of `size` slots in a `GrowingColumns` reserve of twice that, filled to
+    `load` with crowded keys (runs that wrap round the end), each with an order of its own."""
+    dtypes = (np.uint64, np.int32) if with_orders else (np.uint64,)
+    table = GrowingColumns(dtypes, size, 2 * size)
+    keys = crowded_keys(rng, size, int(size * load))
+    orders = rng.integers(0, 100, size=len(keys)).astype(np.int32)
+    for key, order in zip(keys, orders):
+        assert tt_visit(*table_columns(table.columns), key, order)
+    return table, dict(zip(keys.tolist(), orders.tolist()))
+
+
+def table_columns(columns):
+    return columns[0], columns[1] if len(columns) > 1 else np.zeros(0, dtype=np.int32)
+
+
+def assert_holds_exactly(columns, entries, with_orders):
+    keys, orders = table_columns(columns)
+    assert int(np.count_nonzero(keys)) == len(entries)
+    for key, order in entries.items():  # found where probing looks, with its own order
+        assert tt_seen(keys, orders, np.uint64(key), order)
+        assert tt_seen(keys, orders, np.uint64(key), order - 1) != with_orders
+
+
+@pytest.mark.parametrize("with_orders", [True, False])
+def test_a_table_doubles_in_place_keeping_every_entry_and_its_order(with_orders):
+    """`grow_in_place`, at loads up to the largest table's, with runs that wrap round the end
+    before and after the growth (what the first slots hold is set aside meanwhile)."""
+    rng = np.random.default_rng(23)
+    for trial in range(40):
+        size = 1 << int(rng.integers(4, 10))
+        table, entries = columns_table(rng, size, rng.uniform(0.3, 0.85), with_orders)
+        spare = np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=np.int32)
+        columns = table.grow(2 * size)
+        assert grow_in_place(*table_columns(columns), size, *spare) == len(entries)
+        assert_holds_exactly(columns, entries, with_orders)
+
+
+def test_a_table_that_cannot_set_its_first_slots_aside_is_left_as_it_was():
+    rng = np.random.default_rng(29)
+    table, entries = columns_table(rng, 64, 0.7, True)
+    columns = table.grow(128)
+    before = [column.copy() for column in columns]
+    spare = np.zeros(2, dtype=np.uint64), np.zeros(2, dtype=np.int32)
+    assert grow_in_place(*columns, 64, *spare) == -1
+    assert all(np.array_equal(column, old) for column, old in zip(columns, before))
+
+
+@pytest.mark.parametrize("spare_entries", [2, 4096])
+def test_the_winnability_search_grows_its_table_in_place_or_from_a_copy(spare_entries):
+    """`solve.Search._grow_table`: in place within its reserve, or, where the first slots do not
+    fit the spare, by rehashing a copy; either way every entry is kept with its order."""
+    rng = np.random.default_rng(31)
+    search = _tiny_search("winnability")
+    search.table_dtypes = (np.uint64, np.int32)
+    search.table = search._new_table(1 << 10)
+    search.wrapped_spare = np.zeros(spare_entries, dtype=np.uint64), np.zeros(spare_entries, dtype=np.int32)
+    keys = crowded_keys(rng, 1 << 10, 700)
+    entries = {}
+    for index, key in enumerate(keys):
+        entries[int(key)] = index % 50
+        assert tt_visit(*search.table, key, index % 50)
+    reserve = search.table_columns.reserves[0]
+    assert search._grow_table(1 << 11) == len(keys)
+    assert search.table_entries == 1 << 11
+    assert np.shares_memory(search.table[0], reserve) == (reserve.shape[0] >= 1 << 11)
+    assert_holds_exactly(search.table, entries, True)
+
+
+def test_growing_columns_zero_only_their_new_slots_and_move_past_their_reserve():
+    table = GrowingColumns((np.uint64, np.int32), 4, 8)
+    table.columns[0][:] = 5
+    table.columns[1][:] = 9
+    table.reserves[0][4:] = 7  # what a reserve taken with np.empty may hold
+    keys, orders = table.grow(6)
+    assert list(keys) == [5] * 4 + [0] * 2 and list(orders) == [9] * 4 + [0] * 2
+    assert table.reserves[0][7] == 7  # the reserve past the table is left alone
+    assert keys.flags.c_contiguous and orders.flags.c_contiguous  # the kernels' types as before
+    keys, orders = table.grow(16)  # past the reserve of 8: larger arrays, the entries copied
+    assert list(keys) == [5] * 4 + [0] * 12 and list(orders) == [9] * 4 + [0] * 12
+    assert table.reserves[0].shape[0] == 16
 
 
 def test_a_scored_entry_is_found_only_whole():
