@@ -143,7 +143,6 @@ class GrowingColumns:
         return self.columns
 
 
-
 class ChunkedSearch:
     """Owns the arrays of one search and runs its kernel in chunks.
 
