@@ -176,7 +176,7 @@ def bnb_chunk(states, layouts, placed, points, actions, bounds, moves, move_coun
             ctx[B_BEST] = root_stop
             ctx[B_BEST_LENGTH] = 0
         layout_hashes(states[0], layouts[0])
-        key = scored_key(states[0], params, obj, placed[0])
+        key = layout_scored_key(layout_of(layouts[0]), states[0], params, obj, placed[0])
         path_keys[0] = key
         if tt_visit_scored(keys, table_infos, key, points[0], actions[0]):
             ctx[CTX_TABLE_COUNT] += 1

@@ -47,7 +47,7 @@ from .objective import (CARD_WEIGHT, NEVER, OBJ_DEFER_SLACK, OBJ_GREEDY, OBJ_NO_
 from .cards import is_whole_number
 from .rules import Ruleset
 from .score import RECYCLE_PENALTY, TURN_POINTS, UNDO_PENALTY, actions_within_limit
-from .runner import ChunkedSearch, check_request, free_cores, machine_memory_mb
+from .runner import WRAPPED_SPARE, ChunkedSearch, GrowingColumns, check_request, free_cores, machine_memory_mb
 from .search import (CTX_CAN_GROW_STACK, CTX_DEPTH, CTX_NODES, CTX_TABLE_COUNT, CTX_TABLE_LIMIT, EXHAUSTED, RUNNING,
                      STACK_FULL, TABLE_FULL)
 from .precompile import compile_in_second_process, compile_search
@@ -162,48 +162,28 @@ def _root_search(origin: Game, rules: Ruleset, no_win: bool, state: np.ndarray, 
     return params, obj, card_points, points, counters.actions
 
 
-WRAPPED_SPARE = 4096  # entries a scored table's growth may set aside (`tt.grow_scored_in_place`)
+class GrowingRecords(GrowingColumns):
+    """A table of records, one field of each of `dtypes` an entry, whose columns are strided views
+    of the records, growing in place within a reserve as `GrowingColumns` does.
 
-
-class GrowingRecords:
-    """A table of records, one field of each of `dtypes` an entry, as one array a column, that
-    grows in place within an array reserved at the start for its largest size.
-
-    The columns are strided views of the records, so an entry's fields lie side by side and a
-    probe waits for one cache line, not one a column (the kernels take the views as they are).
-    Best-first alone on `harmony` seeds 13 and 14 took 14% and 12% less time with the main table so;
-    seed 147 a fifth less with the talon table so too.
-
-    np.empty takes address space only, and a page is used when it is first touched, so each size
-    of the table uses the pages of the size before and those of its new part. A table grown into
-    a new array each time took fresh pages for every size in turn, about twice its largest size;
-    where the machine backs memory only when it is first touched, fresh pages took a third of the
-    time of a lone `best` (docs/MEASUREMENTS.md, "A lone `best` and fresh pages")."""
+    An entry's fields lie side by side, so a probe waits for one cache line, not one a column (the
+    kernels take the views as they are). Best-first alone on `harmony` seeds 13 and 14 took 14% and
+    12% less time with the main table so; seed 147 a fifth less with the talon table so too. Grown
+    into a new array each time, a table took fresh pages for every size in turn, about twice its
+    largest size; where the machine backs memory only when it is first touched, fresh pages took a
+    third of the time of a lone `best` (docs/MEASUREMENTS.md, "A lone `best` and fresh pages")."""
 
     def __init__(self, dtypes: tuple, entries: int, most_entries: int):
         self.dtype = np.dtype([(f"c{column}", dtype) for column, dtype in enumerate(dtypes)])
-        self.records = np.empty(max(entries, most_entries), dtype=self.dtype)
-        self.entries = 0
-        self.columns = self.grow(entries)
+        super().__init__((self.dtype,), entries, most_entries)
 
-    def grow(self, entries: int) -> list[np.ndarray]:
-        """The columns of the table at `entries` slots (no fewer than now), the new slots zeroed
-        and the entries left where they are, for the caller to move (`tt.grow_scored_in_place`,
-        `tt.grow_talon_in_place`). Past the reserve, the records move to a larger array."""
-        if entries > self.records.shape[0]:
-            larger = np.empty(entries, dtype=self.dtype)
-            larger[:self.entries] = self.records[:self.entries]
-            self.records = larger
-        self.records[self.entries:entries] = 0  # every field
-        self.entries = entries
-        self.columns = [self.records[name][:entries] for name in self.dtype.names]
-        return self.columns
+    @property
+    def records(self) -> np.ndarray:
+        """The reserve of records; the table is its first `entries`."""
+        return self.reserves[0]
 
-    def copy(self) -> list[np.ndarray]:
-        """The columns of a copy of the table, strided as its own (numba compiles a kernel once
-        for both)."""
-        records = self.records[:self.entries].copy()
-        return [records[name] for name in self.dtype.names]
+    def _columns_of(self, arrays: list[np.ndarray], entries: int) -> list[np.ndarray]:
+        return [arrays[0][name][:entries] for name in self.dtype.names]
 
 
 class OptimalSearch(ChunkedSearch):
@@ -481,15 +461,8 @@ class BestFirst(OptimalSearch):
         return self.table_records.columns
 
     def _grow_table(self, entries: int) -> int:
-        old = self.table_entries
-        self.table = self.table_records.grow(entries)
-        count = grow_scored_in_place(self.table[0], self.table[1], old, *self.wrapped_spare)
-        if count < 0:  # more entries wrap round the end than the spare holds (not seen): rehash a copy
-            copy = self.table_records.copy()
-            for column in self.table:
-                column[:] = 0
-            count = self._rehash(copy, self.table)
-        return count
+        return self._grow_reserved_table(self.table_records, entries,
+                                         lambda old: grow_scored_in_place(*self.table, old, *self.wrapped_spare))
 
     def compile_growth(self) -> None:
         # a growth to the same size moves nothing; nor does rehashing the table's own entries

@@ -139,8 +139,17 @@ class GrowingColumns:
         for reserve in self.reserves:
             reserve[self.entries:entries] = 0
         self.entries = entries
-        self.columns = [reserve[:entries] for reserve in self.reserves]
+        self.columns = self._columns_of(self.reserves, entries)
         return self.columns
+
+    def copy(self) -> list[np.ndarray]:
+        """The columns of a copy of the table, laid out as its own (numba compiles a kernel once
+        for both)."""
+        return self._columns_of([reserve[:self.entries].copy() for reserve in self.reserves], self.entries)
+
+    def _columns_of(self, arrays: list[np.ndarray], entries: int) -> list[np.ndarray]:
+        """The table's columns, the first `entries` of `arrays` (shaped as the reserves)."""
+        return [array[:entries] for array in arrays]
 
 
 class ChunkedSearch:
@@ -284,6 +293,20 @@ class ChunkedSearch:
         bigger = self._new_table(entries)
         count = self._rehash(self.table, bigger)
         self.table = bigger
+        return count
+
+    def _grow_reserved_table(self, reserve: GrowingColumns, entries: int, move_in_place) -> int:
+        """`_grow_table` for a table whose columns are `reserve`'s: `move_in_place(old_size)` moves
+        the entries to their new slots (a `tt` kernel: -1, with nothing changed, where more entries
+        wrap round the old end than its spare holds), or else a copy is rehashed into the table."""
+        old = self.table_entries
+        self.table = reserve.grow(entries)
+        count = move_in_place(old)
+        if count < 0:
+            copy = reserve.copy()
+            for column in self.table:
+                column[:] = 0
+            count = self._rehash(copy, self.table)
         return count
 
     def compile_growth(self) -> None:

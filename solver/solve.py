@@ -143,20 +143,13 @@ class Search(ChunkedSearch):
         return self.table_columns.columns
 
     def _grow_table(self, entries: int) -> int:
-        old = self.table_entries
-        self.table = self.table_columns.grow(entries)
-        count = grow_in_place(*self._columns(self.table), old, *self.wrapped_spare)
-        if count < 0:  # more entries wrap round the end than the spare holds: rehash a copy
-            copy = [column.copy() for column in self.table]
-            for column in self.table:
-                column[:] = 0
-            count = self._rehash(copy, self.table)
-        return count
+        return self._grow_reserved_table(self.table_columns, entries,
+                                         lambda old: grow_in_place(*self._columns(self.table), old, *self.wrapped_spare))
 
     def compile_growth(self) -> None:
         # a growth to the same size moves nothing; nor does rehashing the table's own entries
         grow_in_place(*self._columns(self.table), self.table_entries, *self.wrapped_spare)
-        self._rehash([column.copy() for column in self.table], [np.zeros_like(column) for column in self.table])
+        self._rehash(self.table_columns.copy(), [np.zeros_like(column) for column in self.table])
 
     def _free_room(self, depth: int) -> int:
         # Each purge drops the entries with another pair of key bits set (a quarter of them), so
