@@ -170,7 +170,7 @@ LAYOUT_HASHES = PILES + 2
 
 @kernel
 def layout_hashes(state, hashes):
-    """Fill `hashes` (LAYOUT_HASHES uint64) with the parts of `state_hash` that `child_state_hash`
+    """Fill `hashes` (LAYOUT_HASHES uint64) with the parts of `state_hash` that `child_layout_hash`
     starts from: each pile's, their sum, the talon's."""
     piles = np.uint64(0)
     for pile in range(PILES):
@@ -184,13 +184,6 @@ def layout_hashes(state, hashes):
 def layout_of(hashes):
     """`layout_hash` of the state whose `layout_hashes` are `hashes`."""
     return hashes[PILES] ^ hashes[PILES + 1]
-
-
-@kernel
-def child_state_hash(child, parent, parent_hashes, hash_pass, waste_count):
-    """`state_hash(child, hash_pass, waste_count)` for a state one move (`movegen.apply_move`) from
-    `parent`, whose `layout_hashes` are `parent_hashes` (`child_layout_hash`)."""
-    return finish_hash(child_layout_hash(child, parent, parent_hashes), child, hash_pass, waste_count)
 
 
 @kernel
@@ -233,7 +226,7 @@ def _child_talon_hash(child, parent, parent_hashes):
 @kernel
 def _pile_hash_change(child, parent, pile):
     """`pile_hash(child, pile) - pile_hash(parent, pile)` (mod 2**64) for a child one move from
-    `parent` (`child_state_hash`): the pile's cards up to the shorter of its two lengths are the
+    `parent` (`child_layout_hash`): the pile's cards up to the shorter of its two lengths are the
     same in both (a pile loses cards from its top, or gains a run that auto-play may take some
     of, or more), so only the cards above them and the cards turned count. (Hashing the whole
     pile again was a twentieth of the best-first search's time on `harmony`.)"""

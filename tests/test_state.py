@@ -59,16 +59,17 @@ def test_hash_tells_apart_positions_that_differ():
 
 
 def test_a_childs_hash_from_its_parents_parts_is_its_whole_hash():
-    """`child_state_hash` hashes again only the piles and talon a move changed; for every move of
+    """`child_layout_hash` hashes again only the piles and talon a move changed; for every move of
     positions along random games, with and without auto-play and with both draws (moves of runs,
-    waste and foundation cards, talon steps, recycles), it equals the child's `state_hash`, and
-    the parts `child_layout_hashes` works out are the child's own `layout_hashes`."""
+    waste and foundation cards, talon steps, recycles), `finish_hash` over it (as the searches key
+    a child) equals the child's `state_hash`, and the parts `child_layout_hashes` works out are the
+    child's own `layout_hashes`."""
     import numpy as np
 
     from solver.movegen import MAX_MOVES, MOVE_FIELDS, apply_move, generate_moves
     from solver.solve import search_params
-    from solver.state import (LAYOUT_HASHES, TALON_LEN, WASTE_COUNT, child_layout_hashes, child_state_hash,
-                              layout_hash, layout_hashes, layout_of)
+    from solver.state import (LAYOUT_HASHES, TALON_LEN, WASTE_COUNT, child_layout_hash, child_layout_hashes,
+                              finish_hash, layout_hash, layout_hashes, layout_of)
 
     checked = talon_changed = 0
     for name in ("harmony", "classic-draw3", "classic"):
@@ -90,7 +91,8 @@ def test_a_childs_hash_from_its_parents_parts_is_its_whole_hash():
                 child = parent.copy()
                 apply_move(child, moves[index], params)
                 for hash_pass in (True, False):
-                    assert child_state_hash(child, parent, hashes, hash_pass, child[WASTE_COUNT]) == \
+                    worked_out_layout = np.uint64(child_layout_hash(child, parent, hashes))
+                    assert finish_hash(worked_out_layout, child, hash_pass, child[WASTE_COUNT]) == \
                         state_hash(child, hash_pass, child[WASTE_COUNT]), (name, seed, moves[index])
                 worked_out, whole = np.empty(LAYOUT_HASHES, dtype=np.uint64), np.empty(LAYOUT_HASHES, dtype=np.uint64)
                 child_layout_hashes(child, parent, hashes, worked_out)
