@@ -108,7 +108,8 @@ def _interrupts_kept():
     """Let Ctrl-C during a compile stop it as a KeyboardInterrupt. LLVM calls back into Python
     while it compiles, and an interrupt raised in a callback is only printed (a traceback) and
     dropped; numba then fails with an error of its own ("no compiled object yet"), which the
-    command line would report as an internal error."""
+    command line would report as an internal error. After an interrupt, the finalizers of llvmlite
+    objects it cut short stay quiet (`_llvm_finalizers_quiet`)."""
     interrupted = False
     previous_hook = sys.unraisablehook
 
@@ -122,14 +123,37 @@ def _interrupts_kept():
     sys.unraisablehook = keep_interrupts
     try:
         yield
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     except Exception:
         if interrupted:
             raise KeyboardInterrupt from None
         raise
     finally:
-        sys.unraisablehook = previous_hook
+        sys.unraisablehook = _llvm_finalizers_quiet(previous_hook) if interrupted else previous_hook
     if interrupted:  # the compile went on after it: the interrupt still stands
         raise KeyboardInterrupt
+
+
+def _llvm_finalizers_quiet(hook):
+    """`hook` (a `sys.unraisablehook`), but silent on AttributeErrors in llvmlite's finalizers.
+
+    An interrupt can land inside llvmlite's `ObjectRef.detach`, between its removal of the pointer
+    and its marking the object closed; the object's `__del__` then fails on the missing pointer
+    when the process ends, and Python prints that traceback after "interrupted". The object is
+    only being freed: nothing is lost by not saying so."""
+    if getattr(hook, "llvm_finalizers_quiet", False):
+        return hook
+
+    def quiet_hook(unraisable):
+        if (unraisable.exc_type is not None and issubclass(unraisable.exc_type, AttributeError)
+                and str(getattr(unraisable.object, "__module__", "")).startswith("llvmlite.")):
+            return
+        hook(unraisable)
+
+    quiet_hook.llvm_finalizers_quiet = True
+    return quiet_hook
 
 
 def compile_search(name: str) -> None:
