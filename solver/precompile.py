@@ -141,8 +141,9 @@ def _llvm_finalizers_quiet(hook):
 
     An interrupt can land inside llvmlite's `ObjectRef.detach`, between its removal of the pointer
     and its marking the object closed; the object's `__del__` then fails on the missing pointer
-    when the process ends, and Python prints that traceback after "interrupted". The object is
-    only being freed: nothing is lost by not saying so."""
+    when the object is freed (with the interrupt's frames, as the command line exits), and Python
+    printed that traceback after "interrupted". The object is only being freed: nothing is lost by
+    not saying so. Wrapped once only, however many compiles are interrupted."""
     if getattr(hook, "llvm_finalizers_quiet", False):
         return hook
 

@@ -129,9 +129,11 @@ def test_an_interrupt_dropped_in_a_compile_callback_still_stops_the_compile(monk
         with precompile._interrupts_kept():
             sys.unraisablehook(_unraisable(KeyboardInterrupt))
             raise RuntimeError("no compiled object yet")
+    after_one_interrupt = sys.unraisablehook
     with pytest.raises(KeyboardInterrupt):
         with precompile._interrupts_kept():
             sys.unraisablehook(_unraisable(KeyboardInterrupt))  # and the compile went on
+    assert sys.unraisablehook is after_one_interrupt  # not wrapped again
     with pytest.raises(RuntimeError):
         with precompile._interrupts_kept():
             sys.unraisablehook(_unraisable(ValueError))
@@ -142,6 +144,8 @@ def test_an_interrupt_dropped_in_a_compile_callback_still_stops_the_compile(monk
 
 
 def test_a_compile_not_interrupted_leaves_the_hook_as_it_was(monkeypatch):
+    """Whether the compile ends well or fails, without an interrupt `sys.unraisablehook` is the one
+    it found."""
     seen = []
     monkeypatch.setattr(sys, "unraisablehook", seen.append)
     with precompile._interrupts_kept():
