@@ -41,6 +41,8 @@ of low bound; the highest bound dropped (F_DROPPED) is then a limit below which 
 
 from __future__ import annotations
 
+import numpy as np
+
 from .atomics import atomic_load, fetch_add
 from .bnb import B_BEST, _play_child, child_scored_key, enter_child, position_bound, relaxed_bound, scored_key
 from .jitcache import kernel
@@ -177,9 +179,11 @@ def new_node(node_parent, node_move, node_actions, node_points, node_depth, node
 
 @kernel
 def rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth, ctx,
-            params, obj, card_points_table):
+            params, obj, card_points_table, move_row):
     """Make `states[depth]`, `placed[depth]` those of `node` (depth: its depth), playing its moves
-    from the deepest row of the stack that lies on its path."""
+    from the deepest row of the stack that lies on its path. Each move is copied into `move_row`
+    (a move row of work space) first: a node's move is a field of its record, a strided array, and
+    `_play_child` given one would be compiled a second time, with `apply_move`, for it alone."""
     depth = node_depth[node]
     level = depth
     ancestor = node
@@ -190,7 +194,9 @@ def rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actio
     for d in range(level + 1, depth + 1):
         step = path_nodes[d]
         parent = path_nodes[d - 1]
-        _play_child(states[d - 1], placed[d - 1], node_points[parent], node_actions[parent], node_move[step],
+        for field in range(node_move.shape[1]):
+            move_row[field] = node_move[step, field]
+        _play_child(states[d - 1], placed[d - 1], node_points[parent], node_actions[parent], move_row,
                     states[d], placed[d], params, obj, card_points_table)
     ctx[CTX_DEPTH] = depth
 
@@ -269,7 +275,7 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
         if tt_dominated_scored(keys, table_infos, node_key[node], points, actions):
             continue
         rebuild(node, states, placed, path_nodes, node_parent, node_move, node_actions, node_points, node_depth, ctx,
-                params, obj, card_points_table)
+                params, obj, card_points_table, moves[0])  # `moves` is filled again after it
         state = states[depth]
         if not node_tight[node]:
             # Children get the cheap bound; the relaxed game's tighter one waits until they come
@@ -304,7 +310,8 @@ def best_first_chunk(states, placed, path_nodes, node_parent, node_move, node_ac
             if value > ctx[F_BEST]:
                 ctx[F_BEST] = value
                 ctx[F_BEST_NODE] = new_node(node_parent, node_move, node_actions, node_points, node_depth, node_key,
-                                            node_tight, counter, node, moves[index], taken, child_points, depth + 1, 0)
+                                            node_tight, counter, node, moves[index], taken, child_points, depth + 1,
+                                            np.uint64(0))  # a line's last node: never looked up
             if won:
                 continue
             key = children_keys[index]

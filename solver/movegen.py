@@ -668,6 +668,7 @@ def _safe_talon_card(state, params):
     """
     draw = params[PARAM_DRAW]
     f2t = params[PARAM_F2T]
+    no_auto = 0  # an int, as the other callers of `safe_to_foundation` pass: one compile serves all
     length = state[TALON_LEN]
     waste_count = state[WASTE_COUNT]
     if length == 0:
@@ -675,10 +676,10 @@ def _safe_talon_card(state, params):
     if draw == 1:
         for steps in range(1, length + 1):  # the waste top itself (no steps) was tried before
             position = waste_count + steps if waste_count + steps <= length else waste_count + steps - length - 1
-            if position > 0 and safe_to_foundation(state, state[TALON + position - 1], f2t, False):
+            if position > 0 and safe_to_foundation(state, state[TALON + position - 1], f2t, no_auto):
                 return steps
         return -1
-    if not on_stock_cycle(state, params) or not safe_to_foundation(state, state[TALON + length - 1], f2t, False):
+    if not on_stock_cycle(state, params) or not safe_to_foundation(state, state[TALON + length - 1], f2t, no_auto):
         return -1
     return (length - waste_count + draw - 1) // draw
 

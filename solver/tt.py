@@ -22,22 +22,24 @@ from .state import TALON, TALON_LEN, WASTE_COUNT, ZOBRIST_PASS, ZOBRIST_WASTE_CO
 
 
 @kernel
-def home_slot(keys, key):
-    """The slot where the probes for `key` start (the table's size is a power of two)."""
-    return np.int64(key & np.uint64(keys.shape[0] - 1))
+def home_slot(size, key):
+    """The slot where the probes for `key` start in a table of `size` slots (a power of two). It
+    takes the size, not the table: the tables are contiguous arrays or fields of records, and a
+    kernel given both would be compiled twice."""
+    return np.int64(key & np.uint64(size - 1))
 
 
 @kernel
 def prefetch_slot(keys, key):
     """Start fetching the home slot of `key` into the cache, ahead of a probe (`prefetch`)."""
-    prefetch(keys, home_slot(keys, key))
+    prefetch(keys, home_slot(keys.shape[0], key))
 
 
 @kernel
 def find_slot(keys, key):
     """The slot of `key` in the table, or the empty slot where it would go (linear probing)."""
     mask = keys.shape[0] - 1
-    slot = home_slot(keys, key)
+    slot = home_slot(keys.shape[0], key)
     while keys[slot] != key and keys[slot] != 0:
         slot = (slot + 1) & mask
     return slot
@@ -194,7 +196,7 @@ def find_scored_slot(checks, infos, key):
     """The slot of `key` in the scored table, or the empty slot where it would go (linear probing;
     an entry is empty when both its words are 0, as no key is)."""
     mask = checks.shape[0] - 1
-    slot = home_slot(checks, key)
+    slot = home_slot(checks.shape[0], key)
     while True:
         check, info = checks[slot], infos[slot]
         if check ^ np.uint64(info) == key or (check == 0 and info == 0):
@@ -351,7 +353,7 @@ def talon_dominated(talon_keys, talon_info, free_key, state, points, actions, ob
     class: with the same layout, a pass with more free recycles to come is worth at least as much);
     through a recycle (unlimited passes: the pass does not count, or only its class), any waste: it
     draws the rest of its stock, recycles, and draws this waste again."""
-    slot = home_slot(talon_keys, free_key)
+    slot = home_slot(talon_keys.shape[0], free_key)
     info = talon_info[slot]
     if talon_keys[slot] ^ np.uint64(info) != free_key:
         return False
@@ -394,7 +396,7 @@ def talon_store(talon_keys, talon_info, free_key, state, points, actions, obj):
     """Keep a visit in the talon table, in place of whatever is in its slot, but for a visit of the
     same position whose actions less its waste count are fewer (it dominates more of the visits to
     come: on `harmony` seed 43, 7% fewer positions than always replacing)."""
-    slot = home_slot(talon_keys, free_key)
+    slot = home_slot(talon_keys.shape[0], free_key)
     waste = np.int64(state[WASTE_COUNT])
     stored = talon_info[slot]
     if talon_keys[slot] ^ np.uint64(stored) == free_key:
@@ -416,7 +418,7 @@ def grow_talon_in_place(talon_keys, talon_info, old_size):
         stored = talon_info[slot]
         check = talon_keys[slot]
         if check != 0 or stored != 0:
-            target = home_slot(talon_keys, check ^ np.uint64(stored))
+            target = home_slot(talon_keys.shape[0], check ^ np.uint64(stored))
             if target != slot:
                 talon_info[target] = stored
                 talon_keys[target] = check

@@ -106,6 +106,40 @@ def test_compile_growth_compiles_what_a_growth_of_the_table_runs(monkeypatch):
     assert len(calls["rehash_scored_part"]) == 2 and len(set(calls["rehash_scored_part"])) == 1
 
 
+# In a fresh cache: compile the three searches, run `best` (which runs all three), then list the
+# kernels numba compiled for more than one set of argument types, and how many `apply_move` has.
+KERNEL_TYPES_SCRIPT = """
+import importlib, pkgutil
+import solver
+from solver import Deal, get_ruleset, precompile
+from solver.movegen import apply_move
+from solver.optimal import best
+for name in precompile.SEARCHES:
+    precompile.compile_search(name)
+assert best(Deal.from_seed(3), get_ruleset("duel"), time_limit=60).optimal
+twice = []
+for module_info in pkgutil.iter_modules(solver.__path__):
+    module = importlib.import_module("solver." + module_info.name)
+    for name, value in vars(module).items():
+        signatures = getattr(value, "signatures", None)
+        if isinstance(signatures, list) and value.__module__ == module.__name__ and len(signatures) > 1:
+            twice.append(module_info.name + "." + name)
+print(twice, len(apply_move.signatures))
+"""
+
+
+def test_no_kernel_is_compiled_twice(tmp_path):
+    """numba compiles a kernel once for each set of argument types it is called with: a strided
+    array where another caller passes a contiguous one, or a bool where another passes an int,
+    cost a first `best` about 1.5 s more (apply_move and _play_child, given a node record's move;
+    tt.home_slot, given a field of records; safe_to_foundation; new_node). From an empty cache,
+    every kernel the searches use is compiled for one set of types."""
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))  # an empty cache: it compiles
+    output = subprocess.run([sys.executable, "-c", KERNEL_TYPES_SCRIPT], cwd=ROOT, env=environment,
+                            capture_output=True, text=True, timeout=600, check=True).stdout
+    assert output.strip() == "[] 1"
+
+
 def test_the_command_line_allows_a_second_process(monkeypatch):
     from click.testing import CliRunner
 
