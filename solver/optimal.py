@@ -456,18 +456,12 @@ class BestFirst(OptimalSearch):
         # grown in place (`_grow_table`). The depth-first search's table is not: its searches run
         # beside this one (`best`'s improver and dives), and a reserve of the whole budget for each
         # would take more address space than a `batch` worker is allowed (RLIMIT_AS, `--memory`).
-        self.table_records = GrowingRecords(self.table_dtypes, entries, self.max_table_entries)
+        self.table_reserve = GrowingRecords(self.table_dtypes, entries, self.max_table_entries)
         self.wrapped_spare = GrowingRecords(self.table_dtypes, WRAPPED_SPARE, WRAPPED_SPARE).columns
-        return self.table_records.columns
+        return self.table_reserve.columns
 
-    def _grow_table(self, entries: int) -> int:
-        return self._grow_reserved_table(self.table_records, entries,
-                                         lambda old: grow_scored_in_place(*self.table, old, *self.wrapped_spare))
-
-    def compile_growth(self) -> None:
-        # a growth to the same size moves nothing; nor does rehashing the table's own entries
-        grow_scored_in_place(self.table[0], self.table[1], self.table_entries, *self.wrapped_spare)
-        self._rehash(self.table_records.copy(), self.table)
+    def _move_in_place(self, old_size: int) -> int:
+        return grow_scored_in_place(*self.table, old_size, *self.wrapped_spare)
 
     def _rehash(self, old, new) -> int:
         # Growing the table stops the search: all its threads take a part of the old table, as

@@ -200,6 +200,10 @@ class ChunkedSearch:
         """Bytes of one stack level, worked out once per class."""
         return sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in cls.stack_layout.values())
 
+    # The reserve of a table that grows in place (`GrowingColumns`), which `_new_table` makes; None
+    # for a table that grows into a new array
+    table_reserve: GrowingColumns | None = None
+
     def _entries_within(self, table_bytes: int) -> int:
         """The largest table (a power of two) whose growth fits in `table_bytes`: while it grows
         into a new array, the old table, half the size, is alive too (a table that grows in place,
@@ -289,30 +293,38 @@ class ChunkedSearch:
 
     def _grow_table(self, entries: int) -> int:
         """Make the table one of `entries` holding every entry of the old one; returns how many.
-        Here a new table, rehashed into; a search may grow its table in place instead."""
-        bigger = self._new_table(entries)
-        count = self._rehash(self.table, bigger)
-        self.table = bigger
-        return count
-
-    def _grow_reserved_table(self, reserve: GrowingColumns, entries: int, move_in_place) -> int:
-        """`_grow_table` for a table whose columns are `reserve`'s: `move_in_place(old_size)` moves
-        the entries to their new slots (a `tt` kernel: -1, with nothing changed, where more entries
-        wrap round the old end than its spare holds), or else a copy is rehashed into the table."""
+        A table in a reserve (`table_reserve`) grows in place (`_move_in_place`), or, where that
+        cannot be done, has a copy rehashed into it; any other table is replaced by a new one,
+        rehashed into."""
+        if self.table_reserve is None:
+            bigger = self._new_table(entries)
+            count = self._rehash(self.table, bigger)
+            self.table = bigger
+            return count
         old = self.table_entries
-        self.table = reserve.grow(entries)
-        count = move_in_place(old)
+        self.table = self.table_reserve.grow(entries)
+        count = self._move_in_place(old)
         if count < 0:
-            copy = reserve.copy()
+            copy = self.table_reserve.copy()
             for column in self.table:
                 column[:] = 0
             count = self._rehash(copy, self.table)
         return count
 
+    def _move_in_place(self, old_size: int) -> int:
+        """For a table in `table_reserve` just doubled from `old_size` slots, move its entries to
+        their new slots (a `tt` kernel); returns how many, or -1, with nothing changed, where more
+        entries wrap round the old end than the search's spare columns hold."""
+        raise NotImplementedError
+
     def compile_growth(self) -> None:
         """Run the kernels a growth of the table runs, leaving the table as it was, so that they
         are compiled before any budget counts (`precompile.compile_search`)."""
-        self._rehash(self.table, self._new_table(self.table_entries))
+        if self.table_reserve is None:
+            self._rehash(self.table, self._new_table(self.table_entries))
+        else:  # a growth to the same size moves nothing; nor does rehashing the table's own entries
+            self._move_in_place(self.table_entries)
+            self._rehash(self.table_reserve.copy(), self.table)
 
     def _note_growth(self, started: float, entries: int) -> None:
         """Keep the speed of a table growth to `entries` begun at `started` (`_growth_fits`)."""

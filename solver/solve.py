@@ -138,18 +138,12 @@ class Search(ChunkedSearch):
 
     def _new_table(self, entries: int) -> list[np.ndarray]:
         # the first table, in a reserve for the largest (`__init__`); it then grows in place
-        self.table_columns = GrowingColumns(self.table_dtypes, entries, self.max_table_entries)
+        self.table_reserve = GrowingColumns(self.table_dtypes, entries, self.max_table_entries)
         self.wrapped_spare = (np.zeros(WRAPPED_SPARE, dtype=np.uint64), np.zeros(WRAPPED_SPARE, dtype=np.int32))
-        return self.table_columns.columns
+        return self.table_reserve.columns
 
-    def _grow_table(self, entries: int) -> int:
-        return self._grow_reserved_table(self.table_columns, entries,
-                                         lambda old: grow_in_place(*self._columns(self.table), old, *self.wrapped_spare))
-
-    def compile_growth(self) -> None:
-        # a growth to the same size moves nothing; nor does rehashing the table's own entries
-        grow_in_place(*self._columns(self.table), self.table_entries, *self.wrapped_spare)
-        self._rehash(self.table_columns.copy(), [np.zeros_like(column) for column in self.table])
+    def _move_in_place(self, old_size: int) -> int:
+        return grow_in_place(*self._columns(self.table), old_size, *self.wrapped_spare)
 
     def _free_room(self, depth: int) -> int:
         # Each purge drops the entries with another pair of key bits set (a quarter of them), so

@@ -131,7 +131,7 @@ def test_the_winnability_search_grows_its_table_in_place_or_from_a_copy(spare_en
     for index, key in enumerate(keys):
         entries[int(key)] = index % 50
         assert tt_visit(*search.table, key, index % 50)
-    reserve = search.table_columns.reserves[0]
+    reserve = search.table_reserve.reserves[0]
     assert search._grow_table(1 << 11) == len(keys)
     assert search.table_entries == 1 << 11
     assert np.shares_memory(search.table[0], reserve) == (reserve.shape[0] >= 1 << 11)
